@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import { defaultConfig } from '../../config/defaultConfig.js';
+import { createOnejob } from '../../createOnejob.js';
+import { startEmbedded } from '../../db/startEmbedded.js';
+import { createLogger } from '../../observability/createLogger.js';
+import { parseTimeOrAgo } from '../parseTime.js';
+
+export function archiveCommand(program: Command) {
+  program
+    .command('archive')
+    .description('move finished jobs out of the hot tables, keeping a tombstone per idempotency key')
+    .requiredOption('--finished-before <time>', 'ISO time, or a duration before now such as 30d')
+    .option('--batch-size <n>', 'jobs per transaction', '500')
+    .action(async (opts: { finishedBefore: string; batchSize: string }) => {
+      const before = parseTimeOrAgo(opts.finishedBefore);
+      const embedded = process.env.DATABASE_URL ? undefined : await startEmbedded('.onejob');
+      const onejob = createOnejob({
+        connectionString: process.env.DATABASE_URL ?? embedded!.connectionString,
+        config: defaultConfig,
+        logger: createLogger('warn'),
+      });
+      try {
+        const { archived } = await onejob.jobs.archive(before, { batchSize: Number(opts.batchSize) });
+        process.stdout.write(`archived ${archived} jobs finished before ${before.toISOString()}\n`);
+      } finally {
+        await onejob.close();
+        await embedded?.stop();
+      }
+    });
+}

@@ -1,0 +1,67 @@
+import type { Command } from 'commander';
+import { ConfigError } from '../../config/loadConfig.js';
+import { ROLES, type Role } from '../../service/roleStarters.js';
+import { StartupError, startService } from '../../service/startService.js';
+
+function parseRoles(value: string): Role[] {
+  const roles = value.split(',').map((r) => r.trim()).filter(Boolean);
+  for (const role of roles) {
+    if (!ROLES.includes(role as Role)) throw new Error(`--role: "${role}" is not one of ${ROLES.join(', ')}`);
+  }
+  if (roles.length === 0) throw new Error('--role: name at least one role');
+  return roles as Role[];
+}
+
+export function serveCommand(program: Command) {
+  program
+    .command('serve')
+    .description('run the HTTP API, the attempt worker and the outbox relay (all three by default)')
+    .option('-c, --config <file>', 'JSON config file (default: $ONEJOB_CONFIG, else the built-in config)')
+    .option('-r, --role <roles>', 'comma-separated roles: api, worker, relay', 'api,worker,relay')
+    .action(async (opts: { config?: string; role: string }) => {
+      let service: Awaited<ReturnType<typeof startService>>;
+      try {
+        service = await startService({ configPath: opts.config, roles: parseRoles(opts.role) });
+      } catch (error) {
+        if (error instanceof ConfigError || error instanceof StartupError) {
+          process.stderr.write(`onejob: ${error.message}\n`);
+          process.exit(2);
+        }
+        throw error;
+      }
+      const lines = [`onejob is running (roles: ${opts.role})`];
+      if (service.url) {
+        lines.push(`  API        ${service.url}/v1/jobs`);
+        lines.push(`  Dashboard  ${service.url}/`);
+        lines.push(`  OpenAPI    ${service.url}/openapi.json`);
+        lines.push(`  Metrics    ${service.url}/metrics`);
+      }
+      lines.push(service.embedded ? `  Database   embedded PostgreSQL, data in ${service.embedded.dataDir}` : '  Database   $DATABASE_URL');
+      if (service.devToken) {
+        lines.push(`  Token      ${service.devToken}   (owner "dev", kept in .onejob/api-key)`);
+        if (service.url) {
+          lines.push('');
+          lines.push('Try it:');
+          lines.push(`  curl -s -X POST ${service.url}/v1/jobs -H "Authorization: Bearer $(cat .onejob/api-key)" \\`);
+          lines.push(`       -H 'Idempotency-Key: order-42' -H 'Content-Type: application/json' \\`);
+          lines.push(`       -d '{"operation":"charge","input":{"amount":1999}}'`);
+        }
+      }
+      process.stdout.write(lines.join('\n') + '\n');
+
+      const shutdown = (signal: string) => {
+        process.stderr.write(`onejob: ${signal}, shutting down\n`);
+        const force = setTimeout(() => process.exit(1), 15_000);
+        force.unref();
+        service.stop().then(
+          () => process.exit(0),
+          (error) => {
+            process.stderr.write(`onejob: shutdown failed: ${String(error)}\n`);
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGINT', () => shutdown('SIGINT'));
+      process.once('SIGTERM', () => shutdown('SIGTERM'));
+    });
+}

@@ -1,0 +1,196 @@
+// JSON Schema of the configuration file. Unknown keys are errors everywhere, so a typo
+// refuses to start instead of being ignored. Provider kinds use a discriminator so the
+// error names the key that is wrong for that kind.
+
+const prices = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    inputPerMillionMicros: { type: 'number', minimum: 0 },
+    outputPerMillionMicros: { type: 'number', minimum: 0 },
+    perCallMicros: { type: 'number', minimum: 0 },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+  },
+};
+
+const url = { type: 'string', pattern: '^https?://' };
+const envName = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' };
+
+const llmProvider = (kind: string, extra: Record<string, unknown> = {}) => ({
+  type: 'object',
+  additionalProperties: false,
+  required: ['kind', 'baseUrl', 'model'],
+  properties: {
+    kind: { const: kind },
+    baseUrl: url,
+    model: { type: 'string', minLength: 1 },
+    apiKeyEnv: envName,
+    contextWindow: { type: 'integer', minimum: 1 },
+    tokenizer: { type: 'string', minLength: 1 },
+    waiveTokenizerCheck: { type: 'boolean' },
+    prices,
+    ...extra,
+  },
+});
+
+export const providerSchema = {
+  type: 'object',
+  required: ['kind'],
+  discriminator: { propertyName: 'kind' },
+  oneOf: [
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['kind', 'url'],
+      properties: {
+        kind: { const: 'http' },
+        url,
+        idempotent: { type: 'boolean' },
+        statusUrl: url,
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
+        prices,
+      },
+    },
+    llmProvider('openai-compatible'),
+    llmProvider('anthropic', { maxTokens: { type: 'integer', minimum: 1 } }),
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['kind'],
+      properties: {
+        kind: { const: 'simulated' },
+        latencyMs: { type: 'integer', minimum: 0 },
+        script: {
+          type: 'array',
+          minItems: 1,
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              latencyMs: { type: 'integer', minimum: 0 },
+              outcome: { enum: ['success', 'failure', 'timeout', 'error'] },
+              output: {},
+            },
+          },
+        },
+        prices,
+      },
+    },
+  ],
+};
+
+export const operationSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['kind', 'providers'],
+  properties: {
+    kind: { enum: ['http', 'inference.chat'] },
+    providers: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', minLength: 1 } },
+    effect: { enum: ['exclusive', 'pure'] },
+    attemptTimeoutMs: { type: 'integer', minimum: 1, maximum: 86_400_000 },
+    hedgeAfterMs: { type: 'integer', minimum: 1 },
+    maxAttempts: { type: 'integer', minimum: 1, maximum: 100 },
+    retry: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        baseDelayMs: { type: 'integer', minimum: 0 },
+        maxDelayMs: { type: 'integer', minimum: 0 },
+      },
+    },
+    inputSchema: { type: 'object' },
+    prompt: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['user'],
+      properties: { system: { type: 'string' }, user: { type: 'string', minLength: 1 } },
+    },
+    outputSchema: { type: 'object' },
+    rules: { type: 'array' },
+    contract: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        fixtures: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['input'],
+            properties: { input: { type: 'object' } },
+          },
+        },
+        temperature: { type: 'number', minimum: 0, maximum: 2 },
+      },
+    },
+  },
+};
+
+export const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['providers', 'operations'],
+  properties: {
+    $schema: { type: 'string' },
+    providers: {
+      type: 'object',
+      propertyNames: { pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' },
+      additionalProperties: providerSchema,
+    },
+    operations: {
+      type: 'object',
+      propertyNames: { pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' },
+      additionalProperties: operationSchema,
+    },
+    outbox: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        publishers: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['kind'],
+            properties: { kind: { enum: ['nats', 'rabbitmq', 'webhook', 'log'] }, name: { type: 'string' } },
+          },
+        },
+        maxDeliveries: { type: 'integer', minimum: 1 },
+        retentionHours: { type: 'number', minimum: 0 },
+        batchSize: { type: 'integer', minimum: 1 },
+        pollMs: { type: 'integer', minimum: 10 },
+      },
+    },
+    inbox: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        sources: {
+          type: 'object',
+          additionalProperties: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['scheme', 'secretEnv', 'eventId', 'operation', 'ownerId'],
+            properties: {
+              scheme: { type: 'string', minLength: 1 },
+              secretEnv: envName,
+              eventId: { type: 'string', pattern: '^(header:[A-Za-z0-9-]+|json:/.*)$' },
+              operation: { type: 'string', minLength: 1 },
+              ownerId: { type: 'string', minLength: 1 },
+              toleranceSeconds: { type: 'integer', minimum: 1 },
+            },
+          },
+        },
+      },
+    },
+    worker: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        concurrency: { type: 'integer', minimum: 1, maximum: 1000 },
+        leaseMs: { type: 'integer', minimum: 100 },
+        pollMs: { type: 'integer', minimum: 10 },
+        graceMs: { type: 'integer', minimum: 0 },
+      },
+    },
+  },
+};

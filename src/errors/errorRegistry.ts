@@ -1,0 +1,79 @@
+// Every error a client can see: a stable string code, its HTTP status and a title.
+// docs/errors.md documents each code; a test fails when one is missing there.
+
+export interface ErrorSpec {
+  status: number;
+  title: string;
+}
+
+export const errorRegistry = {
+  // Authentication and routing
+  unauthorized: { status: 401, title: 'Missing or invalid bearer token' },
+  admin_token_required: { status: 403, title: 'This operator endpoint needs the admin token' },
+  route_not_found: { status: 404, title: 'No such route' },
+  method_not_allowed: { status: 405, title: 'Method not allowed on this route' },
+
+  // Request shape
+  invalid_json: { status: 400, title: 'The request body is not valid JSON' },
+  request_invalid: { status: 400, title: 'The request does not match the expected shape' },
+  unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
+  payload_too_large: { status: 413, title: 'The request body is larger than 1 MiB' },
+
+  // Job intake
+  idempotency_key_missing: { status: 400, title: 'The Idempotency-Key header is required' },
+  idempotency_key_invalid: {
+    status: 400,
+    title: 'The Idempotency-Key header must be 1 to 255 printable ASCII characters',
+  },
+  idempotency_key_reused: {
+    status: 409,
+    title: 'This idempotency key was already used with a different request body',
+  },
+  operation_unknown: { status: 422, title: 'No such operation is configured' },
+  input_invalid: { status: 422, title: "The input does not match the operation's input schema" },
+  job_not_found: { status: 404, title: 'No such job' },
+
+  // Attempts
+  attempt_not_found: { status: 404, title: 'No such attempt' },
+  attempt_in_flight: { status: 409, title: 'An attempt of this job is still starting or running' },
+  attempt_outcome_unknown: {
+    status: 409,
+    title: 'An earlier attempt has an unknown outcome; resolve or abandon it first',
+  },
+  attempt_not_abandonable: { status: 409, title: 'Only a running or unknown attempt can be abandoned' },
+  job_completed: { status: 409, title: 'The job already has a final outcome' },
+  max_attempts_reached: { status: 409, title: 'The job has used all of its attempts' },
+  provider_unknown: { status: 422, title: 'No such provider for this operation' },
+  provider_not_verified: {
+    status: 422,
+    title: "The provider has no passing contract verification for this operation's current contract",
+  },
+
+  // Inbox
+  source_unknown: { status: 404, title: 'No such inbox source' },
+  event_id_missing: { status: 400, title: 'The delivery carries no event id' },
+  signature_invalid: { status: 401, title: 'The webhook signature is missing, invalid or too old' },
+
+  // Ledger
+  transfer_exists_with_different_fields: {
+    status: 409,
+    title: 'A transfer with this id already exists with different fields',
+  },
+  transfer_already_reversed: { status: 409, title: 'This transfer has already been reversed' },
+  transfer_not_found: { status: 404, title: 'No such transfer' },
+  account_not_found: { status: 404, title: 'No such account' },
+  currency_mismatch: { status: 422, title: 'The accounts of a transfer must share one currency' },
+
+  // Outbox
+  dead_letter_not_found: { status: 404, title: 'No such dead letter' },
+
+  // Server side
+  database_unavailable: { status: 503, title: 'The database is unavailable; retry later' },
+  internal_error: { status: 500, title: 'Internal error' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof errorRegistry;
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(errorRegistry, code);
+}

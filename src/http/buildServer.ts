@@ -1,0 +1,85 @@
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { v7 as uuidv7 } from 'uuid';
+import type { Onejob } from '../createOnejob.js';
+import { OnejobError } from '../errors/OnejobError.js';
+import type { ApiKeys } from './apiKeys.js';
+import { errorHandler } from './errorHandler.js';
+import { healthRoutes } from './routes/healthRoutes.js';
+import { jobsRoutes } from './routes/jobsRoutes.js';
+import { attemptSchema, jobSchema, problemSchema } from './schemas.js';
+import { sendProblem } from './sendProblem.js';
+
+export interface ServerOptions {
+  apiKeys: ApiKeys;
+  /** Bearer token for operator endpoints; without it they answer 403. */
+  adminToken?: string | undefined;
+}
+
+/** Routes that need no bearer token: probes, docs, and the inbox (signed by its sender). */
+const PUBLIC_PREFIXES = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/v1/inbox/'];
+
+export const BODY_LIMIT = 1024 * 1024;
+
+export async function buildServer(onejob: Onejob, options: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: onejob.logger as unknown as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : uuidv7();
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  // Response schemas document the API; serialisation stays plain JSON so no field is dropped.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.addSchema(problemSchema);
+  app.addSchema(attemptSchema);
+  app.addSchema(jobSchema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'onejob',
+        version: '1',
+        description: 'One durable job per user intent. Errors are RFC 9457 problem documents with a stable `code`.',
+      },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      },
+      security: [{ bearer: [] }],
+    },
+  });
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, new OnejobError('route_not_found', `${request.method} ${request.url.split('?')[0]} is not a route.`)),
+  );
+
+  app.addHook('onRequest', async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (path === '/' || PUBLIC_PREFIXES.some((p) => path === p || path.startsWith(p)) || path.startsWith('/ui/')) return;
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+    const owner = match?.[1] ? options.apiKeys.ownerOf(match[1]) : undefined;
+    if (!owner) {
+      return sendProblem(reply, new OnejobError('unauthorized', match ? 'The bearer token is not recognised.' : 'Send Authorization: Bearer <token>.'));
+    }
+    request.ownerId = owner;
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    onejob.metrics.httpDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  await app.register(healthRoutes, { onejob });
+  await app.register(jobsRoutes, { onejob });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

@@ -1,0 +1,115 @@
+import type { FastifyInstance } from 'fastify';
+import type { Onejob } from '../../createOnejob.js';
+import { failpoint } from '../../failpoints/failpoints.js';
+import { parseIdempotencyKey } from '../../jobs/idempotencyKey.js';
+import type { JobState } from '../../jobs/jobView.js';
+import { problemResponse } from '../schemas.js';
+import { ownerOf, traceparentOf } from '../requestContext.js';
+
+const jobResponse = (description: string) => ({ description, $ref: 'Job#' });
+
+export async function jobsRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
+  app.post<{ Body: { operation: string; input: Record<string, unknown> } }>(
+    '/v1/jobs',
+    {
+      schema: {
+        summary: 'Create the job for a user intent, or return the job its key already names',
+        tags: ['jobs'],
+        headers: {
+          type: 'object',
+          properties: { 'idempotency-key': { type: 'string', description: '1 to 255 printable ASCII characters, one per user intent' } },
+        },
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['operation', 'input'],
+          properties: {
+            operation: { type: 'string', minLength: 1, maxLength: 200 },
+            input: { type: 'object', additionalProperties: true },
+          },
+        },
+        response: {
+          202: jobResponse('The job (new, or replayed with Idempotent-Replayed: true)'),
+          400: problemResponse('Missing or invalid key, malformed JSON, or a body of the wrong shape'),
+          401: problemResponse('Missing or invalid token'),
+          409: problemResponse('The key was used with a different body (idempotency_key_reused)'),
+          413: problemResponse('Body over 1 MiB'),
+          422: problemResponse('Unknown operation, or input failing the operation input schema'),
+          503: problemResponse('Database unavailable; retry with the same key'),
+        },
+      },
+      // The key is checked before the body, so a keyless request is told what it lacks first.
+      preValidation: async (request) => {
+        parseIdempotencyKey(request.headers['idempotency-key']);
+      },
+    },
+    async (request, reply) => {
+      const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
+      const { job, replayed } = await onejob.jobs.create({
+        ownerId: ownerOf(request),
+        idempotencyKey,
+        operation: request.body.operation,
+        input: request.body.input,
+        traceparent: traceparentOf(request),
+      });
+      request.log.info({ jobId: job.id, idempotencyKey, replayed, operation: job.operation }, replayed ? 'job replayed' : 'job created');
+      await failpoint('api.after_commit');
+      reply.header('Location', `/v1/jobs/${job.id}`);
+      if (replayed) reply.header('Idempotent-Replayed', 'true');
+      return reply.code(202).send(job);
+    },
+  );
+
+  app.get<{ Params: { id: string }; Querystring: { waitMs?: number } }>(
+    '/v1/jobs/:id',
+    {
+      schema: {
+        summary: 'Read a job; with waitMs, hold the request until it settles',
+        tags: ['jobs'],
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { waitMs: { type: 'integer', minimum: 0, maximum: 60_000 } },
+        },
+        response: { 200: jobResponse('The job'), 404: problemResponse('No such job for this owner') },
+      },
+    },
+    async (request) => {
+      const owner = ownerOf(request);
+      const { id } = request.params;
+      const waitMs = request.query.waitMs ?? 0;
+      return waitMs > 0 ? onejob.jobs.wait(owner, id, waitMs) : onejob.jobs.get(owner, id);
+    },
+  );
+
+  app.get<{ Querystring: { state?: JobState; limit?: number; cursor?: string; idempotencyKey?: string; operation?: string } }>(
+    '/v1/jobs',
+    {
+      schema: {
+        summary: "List the owner's jobs, newest first",
+        tags: ['jobs'],
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            state: { enum: ['queued', 'running', 'succeeded', 'failed', 'unknown', 'cancelled'] },
+            limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+            cursor: { type: 'string', maxLength: 200 },
+            idempotencyKey: { type: 'string', maxLength: 255 },
+            operation: { type: 'string', maxLength: 200 },
+          },
+        },
+        response: {
+          200: {
+            description: 'One page of jobs',
+            type: 'object',
+            required: ['items', 'nextCursor'],
+            properties: { items: { type: 'array', items: { $ref: 'Job#' } }, nextCursor: { type: ['string', 'null'] } },
+          },
+        },
+      },
+    },
+    async (request) => onejob.jobs.list(ownerOf(request), request.query),
+  );
+}

@@ -1,0 +1,11 @@
+import type { FastifyReply } from 'fastify';
+import { OnejobError } from '../errors/OnejobError.js';
+import type { ErrorCode } from '../errors/errorRegistry.js';
+import { problemDocument } from '../errors/problemDocument.js';
+
+export function sendProblem(reply: FastifyReply, error: OnejobError | ErrorCode, detail?: string) {
+  const e = typeof error === 'string' ? new OnejobError(error, detail) : error;
+  if (e.code === 'database_unavailable') reply.header('Retry-After', '1');
+  if (e.code === 'unauthorized') reply.header('WWW-Authenticate', 'Bearer');
+  return reply.code(e.status).type('application/problem+json').send(problemDocument(e));
+}

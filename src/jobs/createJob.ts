@@ -1,0 +1,128 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { Queryable } from '../db/createPool.js';
+import { ARCHIVED_KEY, sqlState } from '../db/sqlstate.js';
+import { OnejobError } from '../errors/OnejobError.js';
+import { cloudEvent } from '../events/cloudEvent.js';
+import type { OperationRegistry } from '../operations/operationRegistry.js';
+import { fingerprint } from './fingerprint.js';
+import { type JobRow, type JobView, JOB_COLUMNS, attemptsJson, jobView } from './jobView.js';
+import { findTombstone } from './tombstones.js';
+
+export interface CreateJobRequest {
+  ownerId: string;
+  idempotencyKey: string;
+  operation: string;
+  input: Record<string, unknown>;
+  traceparent?: string | null;
+}
+
+export interface CreateJobResult {
+  job: JobView;
+  /** True when the key already named a job with the same request: nothing new was written. */
+  replayed: boolean;
+}
+
+// One round trip for both outcomes. `existing` answers a replay from this statement's
+// snapshot; otherwise the INSERT either creates the job (and, in the same statement,
+// its audit row and outbox event) or meets a row committed after our snapshot, in which
+// case ON CONFLICT DO NOTHING returns nothing and the caller reads that row.
+const CREATE_SQL = `
+WITH existing AS (
+  SELECT ${JOB_COLUMNS} FROM onejob.jobs WHERE owner_id = $2 AND idempotency_key = $3
+), inserted AS (
+  INSERT INTO onejob.jobs (id, owner_id, idempotency_key, fingerprint, operation, input, traceparent)
+  SELECT $1, $2, $3, $4, $5, $6::jsonb, $7 WHERE NOT EXISTS (SELECT 1 FROM existing)
+  ON CONFLICT (owner_id, idempotency_key) DO NOTHING
+  RETURNING ${JOB_COLUMNS}
+), audit AS (
+  INSERT INTO onejob.job_events (id, job_id, type, data)
+  SELECT $8, id, 'created', $9::jsonb FROM inserted
+), outbox AS (
+  INSERT INTO onejob.outbox (id, subject, type, event)
+  SELECT $8, id::text, 'onejob.job.created', $10::jsonb FROM inserted
+)
+SELECT true AS created, '[]'::jsonb AS attempts, i.* FROM inserted i
+UNION ALL
+SELECT false AS created, ${attemptsJson('e.id')} AS attempts, e.* FROM existing e`;
+
+const READ_BY_KEY_SQL = `
+SELECT false AS created, ${attemptsJson('j.id')} AS attempts, ${JOB_COLUMNS}
+FROM onejob.jobs j WHERE owner_id = $1 AND idempotency_key = $2`;
+
+/** Throws the problem a request deserves before anything is written. */
+export function checkCreateRequest(operations: OperationRegistry, req: CreateJobRequest): void {
+  const operation = operations.get(req.operation);
+  if (!operation) {
+    throw new OnejobError('operation_unknown', `Operation "${req.operation}" is not configured.`, {
+      operations: operations.names(),
+    });
+  }
+  const problems = operation.checkInput(req.input);
+  if (problems.length > 0) {
+    throw new OnejobError('input_invalid', problems.map((p) => `${p.path} ${p.message}`).join('; '), {
+      errors: problems,
+    });
+  }
+}
+
+/**
+ * Creates the job for (owner, key), or returns the job the key already names. The
+ * database decides: UNIQUE (owner_id, idempotency_key), never a check-then-insert.
+ * Pass a client inside your own transaction to commit the job with your own rows.
+ */
+export async function createJob(
+  db: Queryable,
+  operations: OperationRegistry,
+  req: CreateJobRequest,
+): Promise<CreateJobResult> {
+  checkCreateRequest(operations, req);
+  const print = fingerprint(req);
+  const id = uuidv7();
+  const eventId = uuidv7();
+  const now = new Date();
+  const data = { jobId: id, operation: req.operation, idempotencyKey: req.idempotencyKey, state: 'queued', version: 1 };
+  const event = cloudEvent({ id: eventId, type: 'onejob.job.created', subject: id, data, time: now, traceparent: req.traceparent });
+
+  let rows: (JobRow & { created: boolean })[];
+  try {
+    ({ rows } = await db.query<JobRow & { created: boolean }>(CREATE_SQL, [
+      id,
+      req.ownerId,
+      req.idempotencyKey,
+      print,
+      req.operation,
+      req.input,
+      req.traceparent ?? null,
+      eventId,
+      data,
+      event,
+    ]));
+  } catch (error) {
+    if (sqlState(error) !== ARCHIVED_KEY) throw error;
+    rows = [];
+  }
+  let row = rows[0];
+  if (!row) {
+    // Lost the race to a transaction that committed after this statement's snapshot,
+    // or the key belongs to an archived job. A fresh statement sees either.
+    ({ rows } = await db.query<JobRow & { created: boolean }>(READ_BY_KEY_SQL, [req.ownerId, req.idempotencyKey]));
+    row = rows[0];
+  }
+  if (!row) {
+    const tombstone = await findTombstone(db, req.ownerId, req.idempotencyKey);
+    if (!tombstone) throw new Error('job vanished between insert and read; retry the request');
+    if (tombstone.fingerprint !== print) throw reusedKey(req.idempotencyKey, tombstone.job.id);
+    return { job: tombstone.job, replayed: true };
+  }
+  if (row.created) return { job: jobView(row), replayed: false };
+  if (row.fingerprint !== print) throw reusedKey(req.idempotencyKey, row.id);
+  return { job: jobView(row), replayed: true };
+}
+
+function reusedKey(key: string, jobId: string): OnejobError {
+  return new OnejobError(
+    'idempotency_key_reused',
+    `Idempotency key "${key}" already names job ${jobId}, created from a different request body. Use a new key for a new intent.`,
+    { jobId },
+  );
+}

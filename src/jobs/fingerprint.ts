@@ -1,0 +1,15 @@
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+
+/**
+ * SHA-256 (hex) of the RFC 8785 canonical JSON of a job request. Key order and number
+ * formatting do not change it; any change of value does.
+ */
+export function fingerprint(body: { operation: string; input: unknown }): string {
+  const canonical = (canonicalize as unknown as (v: unknown) => string | undefined)({
+    operation: body.operation,
+    input: body.input,
+  });
+  if (canonical === undefined) throw new TypeError('job request is not JSON-serialisable');
+  return createHash('sha256').update(canonical).digest('hex');
+}

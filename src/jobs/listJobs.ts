@@ -1,0 +1,61 @@
+import type { Queryable } from '../db/createPool.js';
+import { OnejobError } from '../errors/OnejobError.js';
+import { type JobRow, type JobState, type JobView, JOB_COLUMNS, attemptsJson, jobView } from './jobView.js';
+
+export interface ListJobsQuery {
+  state?: JobState;
+  /** 1 to 200, default 50. */
+  limit?: number;
+  cursor?: string | null;
+  /** Exact idempotency key, for finding the job of one intent. */
+  idempotencyKey?: string;
+  operation?: string;
+}
+
+export interface JobPage {
+  items: JobView[];
+  nextCursor: string | null;
+}
+
+// Keyset pagination, newest first: (created_at, id) strictly below the cursor.
+const LIST_SQL = `
+SELECT ${attemptsJson('j.id')} AS attempts, created_at::text AS cursor_at, ${JOB_COLUMNS}
+FROM onejob.jobs j
+WHERE owner_id = $1
+  AND ($2::text IS NULL OR state = $2)
+  AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
+  AND ($5::text IS NULL OR idempotency_key = $5)
+  AND ($6::text IS NULL OR operation = $6)
+ORDER BY created_at DESC, id DESC
+LIMIT $7`;
+
+// The cursor keeps PostgreSQL's microseconds; a JavaScript Date would round them to
+// milliseconds and skip rows created within the same millisecond.
+function encodeCursor(row: JobRow & { cursor_at: string }): string {
+  return Buffer.from(`${row.cursor_at}|${row.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (!at || !id || !/^\d{4}-\d{2}-\d{2}[ T][0-9:.]+([+-][0-9:]+|Z)?$/.test(at) || !/^[0-9a-f-]{36}$/i.test(id)) {
+    throw new OnejobError('request_invalid', 'The cursor is not one this API returned.');
+  }
+  return [at, id];
+}
+
+export async function listJobs(db: Queryable, ownerId: string, query: ListJobsQuery): Promise<JobPage> {
+  const limit = query.limit ?? 50;
+  const [at, id] = query.cursor ? decodeCursor(query.cursor) : [null, null];
+  const { rows } = await db.query<JobRow & { cursor_at: string }>(LIST_SQL, [
+    ownerId,
+    query.state ?? null,
+    at,
+    id,
+    query.idempotencyKey ?? null,
+    query.operation ?? null,
+    limit + 1,
+  ]);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { items: page.map(jobView), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+}

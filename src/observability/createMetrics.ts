@@ -1,0 +1,73 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Every metric onejob exports, on a registry of its own so several instances (tests,
+ * library users with their own prom-client) never collide. Names start with `onejob_`.
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'onejob_' });
+  return {
+    registry,
+    jobsCreated: new Counter({
+      name: 'onejob_jobs_created_total',
+      help: 'Jobs created (first request of an idempotency key)',
+      labelNames: ['operation'] as const,
+      registers: [registry],
+    }),
+    idempotentReplays: new Counter({
+      name: 'onejob_idempotent_replays_total',
+      help: 'Requests answered with an existing job because the key and body matched',
+      labelNames: ['operation'] as const,
+      registers: [registry],
+    }),
+    idempotencyConflicts: new Counter({
+      name: 'onejob_idempotency_conflicts_total',
+      help: 'Requests refused because the key was used with a different body',
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'onejob_http_request_duration_seconds',
+      help: 'HTTP request latency by route and status',
+      labelNames: ['method', 'route', 'status_code'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    }),
+    attempts: new Counter({
+      name: 'onejob_attempts_total',
+      help: 'Attempts that reached an outcome',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    attemptRaces: new Counter({
+      name: 'onejob_attempt_races_total',
+      help: 'Completions that lost the compare-and-swap to another attempt',
+      registers: [registry],
+    }),
+    jobsUnknown: new Gauge({
+      name: 'onejob_jobs_unknown',
+      help: 'Jobs whose outcome is unknown and that block new attempts',
+      registers: [registry],
+    }),
+    claimLatency: new Histogram({
+      name: 'onejob_claim_latency_seconds',
+      help: 'Time from a job becoming claimable to a worker claiming it',
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+      registers: [registry],
+    }),
+    outboxBacklog: new Gauge({
+      name: 'onejob_outbox_backlog',
+      help: 'Outbox deliveries not yet published',
+      labelNames: ['publisher'] as const,
+      registers: [registry],
+    }),
+    outboxOldestAge: new Gauge({
+      name: 'onejob_outbox_oldest_age_seconds',
+      help: 'Age of the oldest unpublished outbox delivery',
+      labelNames: ['publisher'] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,97 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { Effect, OnejobConfig, OperationConfig } from '../config/types.js';
+
+export interface InputProblem {
+  path: string;
+  message: string;
+}
+
+/** An operation as the engine sees it: limits resolved to defaults, input validation compiled. */
+export interface Operation {
+  name: string;
+  kind: string;
+  effect: Effect;
+  providers: string[];
+  attemptTimeoutMs: number;
+  maxAttempts: number;
+  hedgeAfterMs: number | undefined;
+  retry: { baseDelayMs: number; maxDelayMs: number };
+  config: OperationConfig | undefined;
+  /** Problems with `input`, empty when it is acceptable. */
+  checkInput(input: unknown): InputProblem[];
+}
+
+export const OPERATION_DEFAULTS = {
+  effect: 'exclusive' as Effect,
+  attemptTimeoutMs: 30_000,
+  maxAttempts: 3,
+  retry: { baseDelayMs: 500, maxDelayMs: 30_000 },
+};
+
+function newAjv(): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  (addFormats as unknown as (a: Ajv) => void)(ajv);
+  return ajv;
+}
+
+export type InputCheck = (input: unknown, operation: OperationConfig) => InputProblem[];
+
+/**
+ * Extra input checks by operation kind, run after the input schema (for example, an
+ * inference prompt template whose variables must all be present in the input).
+ */
+export const inputChecksByKind = new Map<string, InputCheck>();
+
+export function operationFromConfig(name: string, config: OperationConfig, ajv = newAjv()): Operation {
+  let validate: ValidateFunction | undefined;
+  if (config.inputSchema) validate = ajv.compile(config.inputSchema);
+  return {
+    name,
+    kind: config.kind,
+    effect: config.effect ?? OPERATION_DEFAULTS.effect,
+    providers: config.providers,
+    attemptTimeoutMs: config.attemptTimeoutMs ?? OPERATION_DEFAULTS.attemptTimeoutMs,
+    maxAttempts: config.maxAttempts ?? OPERATION_DEFAULTS.maxAttempts,
+    hedgeAfterMs: config.hedgeAfterMs,
+    retry: {
+      baseDelayMs: config.retry?.baseDelayMs ?? OPERATION_DEFAULTS.retry.baseDelayMs,
+      maxDelayMs: config.retry?.maxDelayMs ?? OPERATION_DEFAULTS.retry.maxDelayMs,
+    },
+    config,
+    checkInput(input) {
+      if (validate && !validate(input)) {
+        return (validate.errors ?? []).map((e) => ({
+          path: `/input${e.instancePath}`,
+          message: e.keyword === 'additionalProperties'
+            ? `has unknown property "${String((e.params as { additionalProperty?: string }).additionalProperty)}"`
+            : (e.message ?? 'is invalid'),
+        }));
+      }
+      const extra = inputChecksByKind.get(config.kind);
+      return extra ? extra(input, config) : [];
+    },
+  };
+}
+
+/** All operations of a configuration, by name. Library code may add more. */
+export class OperationRegistry {
+  private readonly byName = new Map<string, Operation>();
+
+  constructor(config: OnejobConfig) {
+    const ajv = newAjv();
+    for (const [name, op] of Object.entries(config.operations)) this.byName.set(name, operationFromConfig(name, op, ajv));
+  }
+
+  get(name: string): Operation | undefined {
+    return this.byName.get(name);
+  }
+
+  add(operation: Operation): void {
+    this.byName.set(operation.name, operation);
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()];
+  }
+}

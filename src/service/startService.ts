@@ -1,0 +1,115 @@
+import { join, resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { loadConfig } from '../config/loadConfig.js';
+import { type Onejob, createOnejob } from '../createOnejob.js';
+import { migrate } from '../db/migrate.js';
+import { type EmbeddedDatabase, startEmbedded } from '../db/startEmbedded.js';
+import { ApiKeys, devToken } from '../http/apiKeys.js';
+import { buildServer } from '../http/buildServer.js';
+import { createLogger } from '../observability/createLogger.js';
+import { type Role, roleStarters } from './roleStarters.js';
+
+export interface ServiceOptions {
+  roles?: readonly Role[];
+  configPath?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+  /** Where the embedded database, its state and the dev token live. Default `./.onejob`. */
+  homeDir?: string;
+  logger?: Logger;
+}
+
+export interface RunningService {
+  onejob: Onejob;
+  app: FastifyInstance | undefined;
+  /** Base URL of the HTTP API when the api role runs. */
+  url: string | undefined;
+  connectionString: string;
+  embedded: EmbeddedDatabase | undefined;
+  /** The generated development token, when one was used. */
+  devToken: string | undefined;
+  stop(): Promise<void>;
+}
+
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+/**
+ * Starts onejob as a service: database (external or embedded), migrations, the engine,
+ * and the requested roles. `onejob serve` and the tests both start it this way.
+ */
+export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
+  const env = options.env ?? process.env;
+  const roles = options.roles ?? ['api', 'worker', 'relay'];
+  const home = resolve(options.homeDir ?? '.onejob');
+  const logger = options.logger ?? createLogger(env.LOG_LEVEL);
+  const config = await loadConfig(options.configPath ?? env.ONEJOB_CONFIG, env);
+
+  let embedded: EmbeddedDatabase | undefined;
+  let connectionString = env.DATABASE_URL;
+  let token: string | undefined;
+  let apiKeys: ApiKeys;
+  if (env.ONEJOB_API_KEYS) {
+    apiKeys = ApiKeys.parse(env.ONEJOB_API_KEYS);
+  } else if (connectionString) {
+    throw new StartupError(
+      'ONEJOB_API_KEYS is not set. With an external DATABASE_URL onejob will not invent credentials: ' +
+        'set ONEJOB_API_KEYS=token=ownerId[,token=ownerId].',
+    );
+  } else {
+    token = (await devToken(join(home, 'api-key'))).token;
+    apiKeys = new ApiKeys([[token, 'dev']]);
+  }
+  if (!connectionString) {
+    embedded = await startEmbedded(home, (msg) => logger.info(msg));
+    connectionString = embedded.connectionString;
+  }
+
+  const migration = await migrate(connectionString);
+  if (migration.applied.length) logger.info({ applied: migration.applied }, 'migrations applied');
+
+  const onejob = createOnejob({ connectionString, config, logger });
+  const stops: (() => Promise<void>)[] = [];
+  let app: FastifyInstance | undefined;
+  let url: string | undefined;
+  try {
+    if (roles.includes('api')) {
+      app = await buildServer(onejob, { apiKeys, adminToken: env.ONEJOB_ADMIN_TOKEN || undefined });
+      const port = env.PORT === undefined ? 8080 : Number.parseInt(env.PORT, 10);
+      const host = env.HOST ?? '127.0.0.1';
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new StartupError(`PORT "${env.PORT}" is not a port number`);
+      const address = await app.listen({ port, host });
+      url = address.replace('[::1]', 'localhost');
+      const started = app;
+      stops.push(() => started.close());
+    }
+    for (const role of roles) {
+      if (role === 'api') continue;
+      stops.push(await roleStarters[role](onejob));
+    }
+  } catch (error) {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    await onejob.close().catch(() => undefined);
+    await embedded?.stop().catch(() => undefined);
+    throw error;
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    onejob,
+    app,
+    url,
+    connectionString,
+    embedded,
+    devToken: token,
+    stop: () => {
+      stopping ??= (async () => {
+        for (const stop of stops.reverse()) await stop();
+        await onejob.close();
+        await embedded?.stop();
+      })();
+      return stopping;
+    },
+  };
+}
