@@ -1,0 +1,72 @@
+// Test databases on a real PostgreSQL server: one migrated template per run, one clone per
+// test file (or per test), so files run in parallel without sharing state.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/** The server tests use: TEST_DATABASE_URL, else the local PostgreSQL on 127.0.0.1:5432. */
+export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** Set by globalSetup: the migrated template and this run's id (databases are named after it). */
+const template = () => {
+  const t = process.env.ONEJOB_TEST_TEMPLATE;
+  if (!t) throw new Error('ONEJOB_TEST_TEMPLATE is unset: run tests through vitest (globalSetup)');
+  return t;
+};
+const run = () => process.env.ONEJOB_TEST_RUN ?? 'x';
+
+export function databaseUrl(name: string): string {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database cloned from the template. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `onejob_t_${run()}_${randomBytes(5).toString('hex')}`;
+  await admin(async (c) => {
+    // CREATE DATABASE ... TEMPLATE fails if another session is connected to the template;
+    // nothing is, but a concurrent clone can briefly hold it, so retry.
+    for (let i = 0; ; i++) {
+      try {
+        await c.query(`CREATE DATABASE ${name} TEMPLATE ${template()}`);
+        return;
+      } catch (error) {
+        if (i >= 20 || !/being accessed by other users/.test((error as Error).message)) throw error;
+        await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+      }
+    }
+  });
+  return {
+    name,
+    url: databaseUrl(name),
+    drop: () => admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
+  };
+}
+
+/** An empty database with no migrations at all (for migration tests). */
+export async function createEmptyDatabase(): Promise<TestDatabase> {
+  const name = `onejob_e_${run()}_${randomBytes(5).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE ${name}`));
+  return {
+    name,
+    url: databaseUrl(name),
+    drop: () => admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
+  };
+}
+
+export { admin as withAdminClient };
