@@ -33,6 +33,8 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
     routerOptions: { ignoreTrailingSlash: true },
   });
   // Response schemas document the API; serialisation stays plain JSON so no field is dropped.
+  // A JSON API: a text/plain body is a client mistake (415), not a string to validate.
+  app.removeContentTypeParser('text/plain');
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addSchema(problemSchema);
   app.addSchema(attemptSchema);

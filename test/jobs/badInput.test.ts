@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, startTestApp } from '../helpers/startTestApp.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t?.close());
+
+async function rowCounts() {
+  const { rows } = await t.onejob.pool.query(
+    `SELECT (SELECT count(*) FROM onejob.jobs)::int AS jobs, (SELECT count(*) FROM onejob.job_events)::int AS events,
+            (SELECT count(*) FROM onejob.outbox)::int AS outbox`,
+  );
+  return rows[0];
+}
+
+const good = JSON.stringify({ operation: 'charge', input: { amount: 100 } });
+
+interface Case {
+  name: string;
+  status: number;
+  code: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  token?: string | null;
+}
+
+const cases: Case[] = [
+  { name: 'no idempotency key', status: 400, code: 'idempotency_key_missing', headers: {} },
+  { name: 'empty idempotency key', status: 400, code: 'idempotency_key_invalid', headers: { 'idempotency-key': '' } },
+  { name: '256-character key', status: 400, code: 'idempotency_key_invalid', headers: { 'idempotency-key': 'k'.repeat(256) } },
+  { name: 'non-ASCII key', status: 400, code: 'idempotency_key_invalid', headers: { 'idempotency-key': 'clé-ü' } },
+  { name: 'control character in key', status: 400, code: 'idempotency_key_invalid', headers: { 'idempotency-key': 'a\tb' } },
+  { name: 'malformed JSON', status: 400, code: 'invalid_json', body: '{"operation": "charge", "input": {' },
+  { name: 'empty body', status: 400, code: 'invalid_json', body: '' },
+  { name: 'array body', status: 400, code: 'request_invalid', body: '[1,2]' },
+  { name: 'string body', status: 400, code: 'request_invalid', body: '"charge"' },
+  { name: 'input is not an object', status: 400, code: 'request_invalid', body: '{"operation":"charge","input":[1]}' },
+  { name: 'missing input', status: 400, code: 'request_invalid', body: '{"operation":"charge"}' },
+  { name: 'unknown top-level field', status: 400, code: 'request_invalid', body: '{"operation":"charge","input":{"amount":1},"ownerId":"x"}' },
+  { name: 'body over 1 MiB', status: 413, code: 'payload_too_large', body: JSON.stringify({ operation: 'charge', input: { amount: 1, pad: 'x'.repeat(1024 * 1024) } }) },
+  { name: 'unknown operation', status: 422, code: 'operation_unknown', body: '{"operation":"refund","input":{"amount":1}}' },
+  { name: 'input failing inputSchema', status: 422, code: 'input_invalid', body: '{"operation":"charge","input":{"amount":0}}' },
+  { name: 'input of the wrong type', status: 422, code: 'input_invalid', body: '{"operation":"charge","input":{"amount":"10"}}' },
+  { name: 'no token', status: 401, code: 'unauthorized', token: null },
+  { name: 'wrong token', status: 401, code: 'unauthorized', token: 'not-a-token' },
+  { name: 'text/plain body', status: 415, code: 'unsupported_media_type', headers: { 'idempotency-key': 'k', 'content-type': 'text/plain' } },
+];
+
+describe('bad input to POST /v1/jobs gets a clear problem and writes nothing', () => {
+  it.each(cases)('$name → $status $code', async (c) => {
+    const before = await rowCounts();
+    const headers = new Headers(c.headers ?? { 'idempotency-key': `bad-${c.name}` });
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+    const response = await t.request('/v1/jobs', {
+      method: 'POST',
+      headers,
+      body: c.body ?? good,
+      token: c.token === undefined ? 'token-a' : c.token,
+    });
+    expect(response.status).toBe(c.status);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const problem = (await response.json()) as Record<string, unknown>;
+    expect(problem).toMatchObject({ status: c.status, code: c.code });
+    expect(typeof problem.title).toBe('string');
+    expect(typeof problem.detail).toBe('string');
+    expect(problem.type).toBe(`https://onejob.dev/errors/${c.code}`);
+    expect(JSON.stringify(problem)).not.toMatch(/at .*\.ts:|SELECT|INSERT/);
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it('a bad input does not burn the key: the same key then works with a good body', async () => {
+    const bad = await t.request('/v1/jobs', {
+      method: 'POST',
+      headers: { 'idempotency-key': 'burn-test', 'content-type': 'application/json' },
+      body: '{"operation":"charge","input":{"amount":-5}}',
+    });
+    expect(bad.status).toBe(422);
+    const ok = await t.request('/v1/jobs', {
+      method: 'POST',
+      headers: { 'idempotency-key': 'burn-test', 'content-type': 'application/json' },
+      body: good,
+    });
+    expect(ok.status).toBe(202);
+    expect(ok.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('GET of a malformed or unknown job id is a 404 problem, and unknown routes are problems too', async () => {
+    for (const path of ['/v1/jobs/not-a-uuid', '/v1/jobs/00000000-0000-7000-8000-000000000000']) {
+      const r = await t.request(path);
+      expect(r.status).toBe(404);
+      expect(((await r.json()) as { code: string }).code).toBe('job_not_found');
+    }
+    const r = await t.request('/v1/nothing-here');
+    expect(r.status).toBe(404);
+    expect(((await r.json()) as { code: string }).code).toBe('route_not_found');
+    const w = await t.request('/v1/jobs/00000000-0000-7000-8000-000000000000?waitMs=99999999');
+    expect(w.status).toBe(400);
+    expect(((await w.json()) as { code: string }).code).toBe('request_invalid');
+  });
+});
