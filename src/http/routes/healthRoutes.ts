@@ -4,7 +4,7 @@ import { appliedVersion, loadMigrations } from '../../db/migrate.js';
 import { sendProblem } from '../sendProblem.js';
 
 export async function healthRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
-  const latest = (await loadMigrations()).length;
+  const latest = (await loadMigrations()).at(-1)?.version ?? 0;
 
   app.get('/healthz', { schema: { summary: 'The process is up', tags: ['operations'] } }, async () => ({ status: 'ok' }));
 
