@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { OnejobConfig } from './config/types.js';
-import { type Queryable, createPool } from './db/createPool.js';
+import { createPool, type Queryable } from './db/createPool.js';
 import { isOnejobError } from './errors/OnejobError.js';
 import { archiveJobs } from './jobs/archiveJobs.js';
 import { type CreateJobRequest, type CreateJobResult, createJob } from './jobs/createJob.js';
@@ -9,8 +9,8 @@ import { getJob } from './jobs/getJob.js';
 import { JobSettledListener } from './jobs/jobSettledListener.js';
 import { type JobView, SETTLED_JOB_STATES } from './jobs/jobView.js';
 import { type JobPage, type ListJobsQuery, listJobs } from './jobs/listJobs.js';
-import { type Metrics, createMetrics } from './observability/createMetrics.js';
 import { createLogger } from './observability/createLogger.js';
+import { createMetrics, type Metrics } from './observability/createMetrics.js';
 import { OperationRegistry } from './operations/operationRegistry.js';
 
 export interface OnejobOptions {
@@ -41,7 +41,10 @@ export interface Onejob {
     list(ownerId: string, query?: ListJobsQuery): Promise<JobPage>;
     /** The job once it settles (succeeded, failed, cancelled or unknown), or as it is after `ms`. */
     wait(ownerId: string, id: string, ms: number): Promise<JobView>;
-    archive(finishedBefore: Date, options?: { batchSize?: number; maxJobs?: number }): Promise<{ archived: number }>;
+    archive(
+      finishedBefore: Date,
+      options?: { batchSize?: number; maxJobs?: number },
+    ): Promise<{ archived: number }>;
   };
   /** Functions run by close(), last registered first (worker, relay and listeners register here). */
   onClose(fn: () => Promise<void> | void): void;
@@ -53,10 +56,12 @@ export function createOnejob(options: OnejobOptions): Onejob {
   const logger = options.logger ?? createLogger();
   const metrics = options.metrics ?? createMetrics();
   const ownsPool = !options.pool;
-  if (!options.pool && !options.connectionString) throw new TypeError('createOnejob needs a pool or a connectionString');
+  if (!options.pool && !options.connectionString)
+    throw new TypeError('createOnejob needs a pool or a connectionString');
   const pool = options.pool ?? createPool({ connectionString: options.connectionString!, logger });
   const connectionString =
-    options.connectionString ?? (pool as unknown as { options?: { connectionString?: string } }).options?.connectionString;
+    options.connectionString ??
+    (pool as unknown as { options?: { connectionString?: string } }).options?.connectionString;
   const operations = new OperationRegistry(options.config);
   const listener = connectionString ? new JobSettledListener(connectionString, logger) : undefined;
   const closers: (() => Promise<void> | void)[] = [];

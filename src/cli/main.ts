@@ -4,7 +4,9 @@ import { archiveCommand } from './commands/archiveCommand.js';
 import { migrateCommand } from './commands/migrateCommand.js';
 import { serveCommand } from './commands/serveCommand.js';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 
 export function buildProgram(): Command {
   const program = new Command('onejob')

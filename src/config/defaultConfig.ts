@@ -49,7 +49,10 @@ export const defaultConfig: OnejobConfig = {
         additionalProperties: false,
         properties: { summary: { type: 'string' } },
       },
-      contract: { fixtures: [{ input: { text: 'The quick brown fox jumps over the lazy dog.' } }], temperature: 0 },
+      contract: {
+        fixtures: [{ input: { text: 'The quick brown fox jumps over the lazy dog.' } }],
+        temperature: 0,
+      },
     },
   },
   outbox: { publishers: [{ kind: 'log' }] },

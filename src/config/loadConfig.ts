@@ -20,10 +20,16 @@ const validateShape = ajv.compile(configSchema);
 function describe(error: ErrorObject): { path: string; message: string } {
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'additionalProperties') {
-    return { path: `${error.instancePath}/${String(params.additionalProperty)}`, message: 'is not a known key' };
+    return {
+      path: `${error.instancePath}/${String(params.additionalProperty)}`,
+      message: 'is not a known key',
+    };
   }
   if (error.keyword === 'discriminator') {
-    return { path: `${error.instancePath}/kind`, message: 'must be one of http, openai-compatible, anthropic, simulated' };
+    return {
+      path: `${error.instancePath}/kind`,
+      message: 'must be one of http, openai-compatible, anthropic, simulated',
+    };
   }
   if (error.keyword === 'required') {
     return { path: `${error.instancePath}/${String(params.missingProperty)}`, message: 'is required' };
@@ -38,7 +44,11 @@ function describe(error: ErrorObject): { path: string; message: string } {
  * Validates a parsed configuration: its shape, then the references between its parts.
  * Throws ConfigError naming the first bad key.
  */
-export function validateConfig(raw: unknown, source = 'config', env: NodeJS.ProcessEnv = process.env): OnejobConfig {
+export function validateConfig(
+  raw: unknown,
+  source = 'config',
+  env: NodeJS.ProcessEnv = process.env,
+): OnejobConfig {
   if (!validateShape(raw)) {
     const first = validateShape.errors?.[0];
     const { path, message } = first ? describe(first) : { path: '', message: 'is invalid' };
@@ -48,14 +58,26 @@ export function validateConfig(raw: unknown, source = 'config', env: NodeJS.Proc
   for (const [name, op] of Object.entries(config.operations)) {
     op.providers.forEach((provider, i) => {
       if (!config.providers[provider]) {
-        throw new ConfigError(`/operations/${name}/providers/${i}`, `names provider "${provider}", which is not configured`, source);
+        throw new ConfigError(
+          `/operations/${name}/providers/${i}`,
+          `names provider "${provider}", which is not configured`,
+          source,
+        );
       }
     });
     if (op.kind === 'inference.chat' && !op.prompt) {
-      throw new ConfigError(`/operations/${name}/prompt`, 'is required for inference.chat operations', source);
+      throw new ConfigError(
+        `/operations/${name}/prompt`,
+        'is required for inference.chat operations',
+        source,
+      );
     }
     if (op.hedgeAfterMs !== undefined && op.effect !== 'pure') {
-      throw new ConfigError(`/operations/${name}/hedgeAfterMs`, 'is only allowed for operations with effect "pure"', source);
+      throw new ConfigError(
+        `/operations/${name}/hedgeAfterMs`,
+        'is only allowed for operations with effect "pure"',
+        source,
+      );
     }
     for (const key of ['inputSchema', 'outputSchema'] as const) {
       const schema = op[key];
@@ -63,7 +85,11 @@ export function validateConfig(raw: unknown, source = 'config', env: NodeJS.Proc
       try {
         new Ajv({ strict: false }).compile(schema);
       } catch (error) {
-        throw new ConfigError(`/operations/${name}/${key}`, `is not a valid JSON Schema: ${(error as Error).message}`, source);
+        throw new ConfigError(
+          `/operations/${name}/${key}`,
+          `is not a valid JSON Schema: ${(error as Error).message}`,
+          source,
+        );
       }
     }
   }
@@ -80,17 +106,28 @@ export function validateConfig(raw: unknown, source = 'config', env: NodeJS.Proc
   }
   for (const [name, src] of Object.entries(config.inbox?.sources ?? {})) {
     if (!config.operations[src.operation]) {
-      throw new ConfigError(`/inbox/sources/${name}/operation`, `names operation "${src.operation}", which is not configured`, source);
+      throw new ConfigError(
+        `/inbox/sources/${name}/operation`,
+        `names operation "${src.operation}", which is not configured`,
+        source,
+      );
     }
     if (!env[src.secretEnv]) {
-      throw new ConfigError(`/inbox/sources/${name}/secretEnv`, `names environment variable ${src.secretEnv}, which is not set`, source);
+      throw new ConfigError(
+        `/inbox/sources/${name}/secretEnv`,
+        `names environment variable ${src.secretEnv}, which is not set`,
+        source,
+      );
     }
   }
   return config;
 }
 
 /** Loads the config file at `path`, or the built-in default when `path` is undefined. */
-export async function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<OnejobConfig> {
+export async function loadConfig(
+  path: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<OnejobConfig> {
   if (!path) return validateConfig(structuredClone(defaultConfig), 'default config', env);
   let text: string;
   try {

@@ -64,7 +64,10 @@ export async function migrate(connectionString: string): Promise<MigrateResult> 
       await client.query('BEGIN');
       try {
         await client.query(m.sql);
-        await client.query('INSERT INTO onejob.migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+        await client.query('INSERT INTO onejob.migrations (version, name) VALUES ($1, $2)', [
+          m.version,
+          m.name,
+        ]);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -82,8 +85,12 @@ export async function migrate(connectionString: string): Promise<MigrateResult> 
 /** Latest migration version applied in the database, or 0 when none. */
 export async function appliedVersion(query: Pick<pg.Pool, 'query'>): Promise<number> {
   // Two statements: a query naming a missing table fails at parse time, whatever CASE says.
-  const exists = await query.query<{ t: string | null }>(`SELECT to_regclass('onejob.migrations')::text AS t`);
+  const exists = await query.query<{ t: string | null }>(
+    `SELECT to_regclass('onejob.migrations')::text AS t`,
+  );
   if (!exists.rows[0]?.t) return 0;
-  const { rows } = await query.query<{ v: number }>('SELECT coalesce(max(version), 0)::int AS v FROM onejob.migrations');
+  const { rows } = await query.query<{ v: number }>(
+    'SELECT coalesce(max(version), 0)::int AS v FROM onejob.migrations',
+  );
   return rows[0]?.v ?? 0;
 }

@@ -14,6 +14,8 @@ export const SERIALIZATION_FAILURE = '40001';
 export const ARCHIVED_KEY = 'OJ001';
 /** Raised by onejob.refuse_history_edit(): UPDATE/DELETE on an append-only table. */
 export const APPEND_ONLY = 'OJ002';
+/** Raised by onejob.refuse_illegal_attempt_transition() / refuse_illegal_job_transition(). */
+export const ILLEGAL_TRANSITION = 'OJ003';
 /** Statement cancelled by statement_timeout or pg_cancel_backend. */
 export const QUERY_CANCELED = '57014';
 
@@ -25,7 +27,14 @@ const UNAVAILABLE_CODES = new Set([
   '53300', // too_many_connections
 ]);
 
-const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNAVAILABLE_NODE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /** True when an error from `pg` means the database cannot be reached, as opposed to a bad query. */
 export function isDatabaseUnavailable(error: unknown): boolean {

@@ -24,7 +24,10 @@ interface EmbeddedState {
 const DATABASE = 'onejob';
 const USER = 'onejob';
 
-export async function startEmbedded(homeDir = '.onejob', log: (msg: string) => void = () => {}): Promise<EmbeddedDatabase> {
+export async function startEmbedded(
+  homeDir = '.onejob',
+  log: (msg: string) => void = () => {},
+): Promise<EmbeddedDatabase> {
   const home = resolve(homeDir);
   const dataDir = join(home, 'pg');
   const stateFile = join(home, 'embedded.json');
@@ -33,7 +36,8 @@ export async function startEmbedded(homeDir = '.onejob', log: (msg: string) => v
   const initialised = existsSync(join(dataDir, 'PG_VERSION'));
   let state: EmbeddedState | undefined;
   if (existsSync(stateFile)) state = JSON.parse(await readFile(stateFile, 'utf8')) as EmbeddedState;
-  if (!initialised || !state) state = { port: state?.port ?? 0, password: randomBytes(18).toString('base64url') };
+  if (!initialised || !state)
+    state = { port: state?.port ?? 0, password: randomBytes(18).toString('base64url') };
 
   // A server left running by an earlier process that was killed: adopt it rather than
   // fight over the data directory.

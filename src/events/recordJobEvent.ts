@@ -28,7 +28,13 @@ export async function recordJobEvent(db: Queryable, e: JobEventInput): Promise<s
   const id = uuidv7();
   const data = e.data ?? {};
   const event = e.publish
-    ? cloudEvent({ id, type: e.publish, subject: e.jobId, data: { jobId: e.jobId, ...data }, traceparent: e.traceparent })
+    ? cloudEvent({
+        id,
+        type: e.publish,
+        subject: e.jobId,
+        data: { jobId: e.jobId, ...data },
+        traceparent: e.traceparent,
+      })
     : null;
   await db.query(RECORD_SQL, [id, e.jobId, e.attemptId ?? null, e.type, data, e.publish ?? null, event]);
   return id;

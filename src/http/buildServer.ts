@@ -46,7 +46,8 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
       info: {
         title: 'onejob',
         version: '1',
-        description: 'One durable job per user intent. Errors are RFC 9457 problem documents with a stable `code`.',
+        description:
+          'One durable job per user intent. Errors are RFC 9457 problem documents with a stable `code`.',
       },
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
@@ -57,24 +58,42 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, new OnejobError('route_not_found', `${request.method} ${request.url.split('?')[0]} is not a route.`)),
+    sendProblem(
+      reply,
+      new OnejobError('route_not_found', `${request.method} ${request.url.split('?')[0]} is not a route.`),
+    ),
   );
 
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
-    if (path === '/' || PUBLIC_PREFIXES.some((p) => path === p || path.startsWith(p)) || path.startsWith('/ui/')) return;
+    if (
+      path === '/' ||
+      PUBLIC_PREFIXES.some((p) => path === p || path.startsWith(p)) ||
+      path.startsWith('/ui/')
+    )
+      return;
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
     const owner = match?.[1] ? options.apiKeys.ownerOf(match[1]) : undefined;
     if (!owner) {
-      return sendProblem(reply, new OnejobError('unauthorized', match ? 'The bearer token is not recognised.' : 'Send Authorization: Bearer <token>.'));
+      return sendProblem(
+        reply,
+        new OnejobError(
+          'unauthorized',
+          match ? 'The bearer token is not recognised.' : 'Send Authorization: Bearer <token>.',
+        ),
+      );
     }
     request.ownerId = owner;
   });
 
   app.addHook('onResponse', async (request, reply) => {
     onejob.metrics.httpDuration.observe(
-      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) },
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status_code: String(reply.statusCode),
+      },
       reply.elapsedTime / 1000,
     );
   });

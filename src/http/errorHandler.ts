@@ -7,7 +7,8 @@ import { sendProblem } from './sendProblem.js';
 const FASTIFY_CODES: Record<string, () => OnejobError> = {
   FST_ERR_CTP_INVALID_JSON_BODY: () => new OnejobError('invalid_json', 'The request body is not valid JSON.'),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => new OnejobError('invalid_json', 'The request body is empty.'),
-  FST_ERR_CTP_BODY_TOO_LARGE: () => new OnejobError('payload_too_large', 'The request body is larger than 1 MiB.'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () =>
+    new OnejobError('payload_too_large', 'The request body is larger than 1 MiB.'),
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
     new OnejobError('unsupported_media_type', 'Send the body as application/json.'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
@@ -37,8 +38,14 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   }
   if (isDatabaseUnavailable(error)) {
     request.log.warn({ err: error }, 'database unavailable');
-    return sendProblem(reply, new OnejobError('database_unavailable', 'The database cannot be reached right now.'));
+    return sendProblem(
+      reply,
+      new OnejobError('database_unavailable', 'The database cannot be reached right now.'),
+    );
   }
   request.log.error({ err: error }, 'unexpected error');
-  return sendProblem(reply, new OnejobError('internal_error', `Request ${request.id} failed; see the server log.`));
+  return sendProblem(
+    reply,
+    new OnejobError('internal_error', `Request ${request.id} failed; see the server log.`),
+  );
 }

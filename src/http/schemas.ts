@@ -36,7 +36,20 @@ export const attemptSchema = {
 export const jobSchema = {
   $id: 'Job',
   type: 'object',
-  required: ['id', 'operation', 'state', 'version', 'idempotencyKey', 'input', 'result', 'error', 'completedBy', 'attempts', 'createdAt', 'updatedAt'],
+  required: [
+    'id',
+    'operation',
+    'state',
+    'version',
+    'idempotencyKey',
+    'input',
+    'result',
+    'error',
+    'completedBy',
+    'attempts',
+    'createdAt',
+    'updatedAt',
+  ],
   properties: {
     id: { type: 'string', format: 'uuid' },
     operation: { type: 'string' },

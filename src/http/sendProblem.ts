@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import { OnejobError } from '../errors/OnejobError.js';
 import type { ErrorCode } from '../errors/errorRegistry.js';
+import { OnejobError } from '../errors/OnejobError.js';
 import { problemDocument } from '../errors/problemDocument.js';
 
 export function sendProblem(reply: FastifyReply, error: OnejobError | ErrorCode, detail?: string) {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { withTransaction } from '../db/createPool.js';
-import { type JobRow, JOB_COLUMNS, attemptsJson, jobView } from './jobView.js';
+import { attemptsJson, JOB_COLUMNS, type JobRow, jobView } from './jobView.js';
 
 export interface ArchiveResult {
   archived: number;
@@ -44,7 +44,10 @@ export async function archiveJobs(
   let archived = 0;
   while (archived < maxJobs) {
     const moved = await withTransaction(pool, async (client) => {
-      const { rows } = await client.query<JobRow>(PICK_SQL, [finishedBefore, Math.min(batchSize, maxJobs - archived)]);
+      const { rows } = await client.query<JobRow>(PICK_SQL, [
+        finishedBefore,
+        Math.min(batchSize, maxJobs - archived),
+      ]);
       if (rows.length === 0) return 0;
       const docs = rows.map((row) => ({
         job_id: row.id,

@@ -5,7 +5,7 @@ import { OnejobError } from '../errors/OnejobError.js';
 import { cloudEvent } from '../events/cloudEvent.js';
 import type { OperationRegistry } from '../operations/operationRegistry.js';
 import { fingerprint } from './fingerprint.js';
-import { type JobRow, type JobView, JOB_COLUMNS, attemptsJson, jobView } from './jobView.js';
+import { attemptsJson, JOB_COLUMNS, type JobRow, type JobView, jobView } from './jobView.js';
 import { findTombstone } from './tombstones.js';
 
 export interface CreateJobRequest {
@@ -26,7 +26,8 @@ export interface CreateJobResult {
 // snapshot; otherwise the INSERT either creates the job (and, in the same statement,
 // its audit row and outbox event) or meets a row committed after our snapshot, in which
 // case ON CONFLICT DO NOTHING returns nothing and the caller reads that row.
-const CREATE_SQL = `
+// Exported for the benchmark, which issues this exact statement without HTTP as the raw limit.
+export const CREATE_SQL = `
 WITH existing AS (
   SELECT ${JOB_COLUMNS} FROM onejob.jobs WHERE owner_id = $2 AND idempotency_key = $3
 ), inserted AS (
@@ -80,8 +81,21 @@ export async function createJob(
   const id = uuidv7();
   const eventId = uuidv7();
   const now = new Date();
-  const data = { jobId: id, operation: req.operation, idempotencyKey: req.idempotencyKey, state: 'queued', version: 1 };
-  const event = cloudEvent({ id: eventId, type: 'onejob.job.created', subject: id, data, time: now, traceparent: req.traceparent });
+  const data = {
+    jobId: id,
+    operation: req.operation,
+    idempotencyKey: req.idempotencyKey,
+    state: 'queued',
+    version: 1,
+  };
+  const event = cloudEvent({
+    id: eventId,
+    type: 'onejob.job.created',
+    subject: id,
+    data,
+    time: now,
+    traceparent: req.traceparent,
+  });
 
   let rows: (JobRow & { created: boolean })[];
   try {
@@ -105,7 +119,10 @@ export async function createJob(
   if (!row) {
     // Lost the race to a transaction that committed after this statement's snapshot,
     // or the key belongs to an archived job. A fresh statement sees either.
-    ({ rows } = await db.query<JobRow & { created: boolean }>(READ_BY_KEY_SQL, [req.ownerId, req.idempotencyKey]));
+    ({ rows } = await db.query<JobRow & { created: boolean }>(READ_BY_KEY_SQL, [
+      req.ownerId,
+      req.idempotencyKey,
+    ]));
     row = rows[0];
   }
   if (!row) {

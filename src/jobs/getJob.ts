@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { type JobRow, type JobView, JOB_COLUMNS, attemptsJson, jobView } from './jobView.js';
+import { attemptsJson, JOB_COLUMNS, type JobRow, type JobView, jobView } from './jobView.js';
 
 const GET_SQL = `
 SELECT ${attemptsJson('j.id')} AS attempts, ${JOB_COLUMNS}

@@ -6,7 +6,10 @@ const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 /** Checks an Idempotency-Key header value and returns it, or throws the matching 400. */
 export function parseIdempotencyKey(value: string | string[] | undefined): string {
   if (value === undefined) {
-    throw new OnejobError('idempotency_key_missing', 'Send an Idempotency-Key header that names this user intent.');
+    throw new OnejobError(
+      'idempotency_key_missing',
+      'Send an Idempotency-Key header that names this user intent.',
+    );
   }
   if (Array.isArray(value)) {
     throw new OnejobError('idempotency_key_invalid', 'Send exactly one Idempotency-Key header.');

@@ -39,7 +39,10 @@ export class JobSettledListener {
   private ensureConnected(): Promise<void> {
     if (this.client || this.closed) return Promise.resolve();
     this.connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: this.connectionString, application_name: 'onejob-listen' });
+      const client = new pg.Client({
+        connectionString: this.connectionString,
+        application_name: 'onejob-listen',
+      });
       client.on('notification', (msg) => {
         if (msg.payload) for (const wake of [...(this.waiters.get(msg.payload) ?? [])]) wake();
       });

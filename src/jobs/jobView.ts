@@ -1,7 +1,14 @@
 // Rows to the public job representation (contract section 4).
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'unknown' | 'cancelled';
-export type AttemptState = 'starting' | 'running' | 'succeeded' | 'failed' | 'unknown' | 'lost_race' | 'abandoned';
+export type AttemptState =
+  | 'starting'
+  | 'running'
+  | 'succeeded'
+  | 'failed'
+  | 'unknown'
+  | 'lost_race'
+  | 'abandoned';
 
 export interface AttemptView {
   id: string;

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { type JobRow, type JobState, type JobView, JOB_COLUMNS, attemptsJson, jobView } from './jobView.js';
+import { attemptsJson, JOB_COLUMNS, type JobRow, type JobState, type JobView, jobView } from './jobView.js';
 
 export interface ListJobsQuery {
   state?: JobState;
@@ -37,7 +37,12 @@ function encodeCursor(row: JobRow & { cursor_at: string }): string {
 
 function decodeCursor(cursor: string): [string, string] {
   const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  if (!at || !id || !/^\d{4}-\d{2}-\d{2}[ T][0-9:.]+([+-][0-9:]+|Z)?$/.test(at) || !/^[0-9a-f-]{36}$/i.test(id)) {
+  if (
+    !at ||
+    !id ||
+    !/^\d{4}-\d{2}-\d{2}[ T][0-9:.]+([+-][0-9:]+|Z)?$/.test(at) ||
+    !/^[0-9a-f-]{36}$/i.test(id)
+  ) {
     throw new OnejobError('request_invalid', 'The cursor is not one this API returned.');
   }
   return [at, id];

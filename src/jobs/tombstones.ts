@@ -12,7 +12,11 @@ FROM onejob.job_tombstones t LEFT JOIN onejob.jobs_archive a ON a.job_id = t.job
 WHERE t.owner_id = $1 AND t.idempotency_key = $2`;
 
 /** The archived job an idempotency key still names, if any. */
-export async function findTombstone(db: Queryable, ownerId: string, key: string): Promise<Tombstone | undefined> {
+export async function findTombstone(
+  db: Queryable,
+  ownerId: string,
+  key: string,
+): Promise<Tombstone | undefined> {
   const { rows } = await db.query(FIND_SQL, [ownerId, key]);
   const row = rows[0];
   if (!row) return undefined;

@@ -63,9 +63,10 @@ export function operationFromConfig(name: string, config: OperationConfig, ajv =
       if (validate && !validate(input)) {
         return (validate.errors ?? []).map((e) => ({
           path: `/input${e.instancePath}`,
-          message: e.keyword === 'additionalProperties'
-            ? `has unknown property "${String((e.params as { additionalProperty?: string }).additionalProperty)}"`
-            : (e.message ?? 'is invalid'),
+          message:
+            e.keyword === 'additionalProperties'
+              ? `has unknown property "${String((e.params as { additionalProperty?: string }).additionalProperty)}"`
+              : (e.message ?? 'is invalid'),
         }));
       }
       const extra = inputChecksByKind.get(config.kind);
@@ -80,7 +81,8 @@ export class OperationRegistry {
 
   constructor(config: OnejobConfig) {
     const ajv = newAjv();
-    for (const [name, op] of Object.entries(config.operations)) this.byName.set(name, operationFromConfig(name, op, ajv));
+    for (const [name, op] of Object.entries(config.operations))
+      this.byName.set(name, operationFromConfig(name, op, ajv));
   }
 
   get(name: string): Operation | undefined {

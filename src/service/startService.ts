@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { loadConfig } from '../config/loadConfig.js';
-import { type Onejob, createOnejob } from '../createOnejob.js';
+import { createOnejob, type Onejob } from '../createOnejob.js';
 import { migrate } from '../db/migrate.js';
 import { type EmbeddedDatabase, startEmbedded } from '../db/startEmbedded.js';
 import { ApiKeys, devToken } from '../http/apiKeys.js';
@@ -78,7 +78,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       app = await buildServer(onejob, { apiKeys, adminToken: env.ONEJOB_ADMIN_TOKEN || undefined });
       const port = env.PORT === undefined ? 8080 : Number.parseInt(env.PORT, 10);
       const host = env.HOST ?? '127.0.0.1';
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new StartupError(`PORT "${env.PORT}" is not a port number`);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new StartupError(`PORT "${env.PORT}" is not a port number`);
       const address = await app.listen({ port, host });
       url = address.replace('[::1]', 'localhost');
       const started = app;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, validateConfig } from '../../src/config/loadConfig.js';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
+import { ConfigError, validateConfig } from '../../src/config/loadConfig.js';
 import { spawnOnejob } from '../helpers/spawnOnejob.js';
 
 const base = () => structuredClone(defaultConfig) as unknown as Record<string, any>;
@@ -26,20 +26,53 @@ describe('configuration', () => {
   it.each([
     ['an unknown top-level key', (c: any) => (c.provders = {}), '/provders'],
     ['an unknown operation key', (c: any) => (c.operations.charge.retries = 3), '/operations/charge/retries'],
-    ['an unknown provider kind', (c: any) => (c.providers['sim-a'] = { kind: 'grpc' }), '/providers/sim-a/kind'],
-    ['a key that does not belong to the provider kind', (c: any) => (c.providers['sim-a'].url = 'http://x'), '/providers/sim-a/url'],
-    ['a provider missing its model', (c: any) => (c.providers.gpt = { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:1/v1' }), '/providers/gpt/model'],
-    ['an operation naming a missing provider', (c: any) => (c.operations.charge.providers = ['nope']), '/operations/charge/providers/0'],
-    ['hedging on an exclusive operation', (c: any) => (c.operations.charge.hedgeAfterMs = 100), '/operations/charge/hedgeAfterMs'],
-    ['an invalid input schema', (c: any) => (c.operations.charge.inputSchema = { type: 'nonsense' }), '/operations/charge/inputSchema'],
-    ['a negative timeout', (c: any) => (c.operations.charge.attemptTimeoutMs = -1), '/operations/charge/attemptTimeoutMs'],
+    [
+      'an unknown provider kind',
+      (c: any) => (c.providers['sim-a'] = { kind: 'grpc' }),
+      '/providers/sim-a/kind',
+    ],
+    [
+      'a key that does not belong to the provider kind',
+      (c: any) => (c.providers['sim-a'].url = 'http://x'),
+      '/providers/sim-a/url',
+    ],
+    [
+      'a provider missing its model',
+      (c: any) => (c.providers.gpt = { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:1/v1' }),
+      '/providers/gpt/model',
+    ],
+    [
+      'an operation naming a missing provider',
+      (c: any) => (c.operations.charge.providers = ['nope']),
+      '/operations/charge/providers/0',
+    ],
+    [
+      'hedging on an exclusive operation',
+      (c: any) => (c.operations.charge.hedgeAfterMs = 100),
+      '/operations/charge/hedgeAfterMs',
+    ],
+    [
+      'an invalid input schema',
+      (c: any) => (c.operations.charge.inputSchema = { type: 'nonsense' }),
+      '/operations/charge/inputSchema',
+    ],
+    [
+      'a negative timeout',
+      (c: any) => (c.operations.charge.attemptTimeoutMs = -1),
+      '/operations/charge/attemptTimeoutMs',
+    ],
   ])('refuses %s and names the path', (_name, mutate, path) => {
     expect(refusal(mutate).path).toBe(path);
   });
 
   it('refuses a provider whose API key variable is not set, naming the key', () => {
     const error = refusal((c) => {
-      c.providers.gpt = { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:1/v1', model: 'gpt-4o-mini', apiKeyEnv: 'GPT_KEY' };
+      c.providers.gpt = {
+        kind: 'openai-compatible',
+        baseUrl: 'http://127.0.0.1:1/v1',
+        model: 'gpt-4o-mini',
+        apiKeyEnv: 'GPT_KEY',
+      };
     });
     expect(error.path).toBe('/providers/gpt/apiKeyEnv');
     expect(error.message).toMatch(/GPT_KEY/);
@@ -54,7 +87,11 @@ describe('configuration', () => {
     const config = base();
     config.providers.pay = { kind: 'http', url: 'http://127.0.0.1:9/charge', idempotant: true };
     await writeFile(file, JSON.stringify(config));
-    const serve = spawnOnejob(['serve', '--config', file], { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test', ONEJOB_API_KEYS: 't=o', PORT: '0' });
+    const serve = spawnOnejob(['serve', '--config', file], {
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
+      ONEJOB_API_KEYS: 't=o',
+      PORT: '0',
+    });
     expect(await serve.exited).toBe(2);
     expect(serve.output()).toContain('/providers/pay/idempotant is not a known key');
   });

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../../src/db/migrate.js';
-import { type TestDatabase, createEmptyDatabase } from '../helpers/testDatabase.js';
+import { createEmptyDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -34,7 +34,8 @@ describe('migrations', () => {
 
   it('migration files have unique, increasing versions and the first is the core schema', async () => {
     const migrations = await loadMigrations();
-    migrations.slice(1).forEach((m, i) => expect(m.version).toBeGreaterThan(migrations[i]!.version));
+    for (const [i, m] of migrations.slice(1).entries())
+      expect(m.version).toBeGreaterThan(migrations[i]!.version);
     expect(migrations[0]?.name).toBe('0001_core');
   });
 });

@@ -41,9 +41,10 @@ export default async function setup() {
     const c = new pg.Client({ connectionString: ADMIN_URL });
     await c.connect();
     try {
-      const { rows } = await c.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [
-        `onejob\\_%\\_${run}\\_%`,
-      ]);
+      const { rows } = await c.query<{ datname: string }>(
+        'SELECT datname FROM pg_database WHERE datname LIKE $1',
+        [`onejob\\_%\\_${run}\\_%`],
+      );
       for (const { datname } of rows) await c.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     } finally {
       await c.end();

@@ -19,9 +19,14 @@ export interface SpawnedOnejob {
   kill(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
-export function spawnOnejob(args: string[], env: Record<string, string | undefined> = {}, cwd = ROOT): SpawnedOnejob {
+export function spawnOnejob(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  cwd = ROOT,
+): SpawnedOnejob {
   const merged: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, LOG_LEVEL: 'info', ...env })) if (v !== undefined) merged[k] = v;
+  for (const [k, v] of Object.entries({ ...process.env, LOG_LEVEL: 'info', ...env }))
+    if (v !== undefined) merged[k] = v;
   const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
     cwd,
     env: merged,

@@ -1,13 +1,13 @@
 // Starts the real HTTP service in-process on a loopback port, against a fresh database.
 import type { FastifyInstance } from 'fastify';
-import { validateConfig } from '../../src/config/loadConfig.js';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
+import { validateConfig } from '../../src/config/loadConfig.js';
 import type { OnejobConfig } from '../../src/config/types.js';
-import { type Onejob, createOnejob } from '../../src/createOnejob.js';
+import { createOnejob, type Onejob } from '../../src/createOnejob.js';
 import { ApiKeys } from '../../src/http/apiKeys.js';
 import { buildServer } from '../../src/http/buildServer.js';
 import { createLogger } from '../../src/observability/createLogger.js';
-import { type TestDatabase, createTestDatabase } from './testDatabase.js';
+import { createTestDatabase, type TestDatabase } from './testDatabase.js';
 
 export const OWNER_A = { token: 'token-a', owner: 'owner-a' };
 export const OWNER_B = { token: 'token-b', owner: 'owner-b' };
@@ -23,10 +23,16 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(options: { config?: OnejobConfig; db?: TestDatabase; poolMax?: number } = {}): Promise<TestApp> {
+export async function startTestApp(
+  options: { config?: OnejobConfig; db?: TestDatabase; poolMax?: number } = {},
+): Promise<TestApp> {
   const db = options.db ?? (await createTestDatabase());
   const config = validateConfig(structuredClone(options.config ?? defaultConfig), 'test config', process.env);
-  const onejob = createOnejob({ connectionString: db.url, config, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
+  const onejob = createOnejob({
+    connectionString: db.url,
+    config,
+    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+  });
   const app = await buildServer(onejob, {
     apiKeys: new ApiKeys([
       [OWNER_A.token, OWNER_A.owner],
@@ -45,7 +51,11 @@ export async function startTestApp(options: { config?: OnejobConfig; db?: TestDa
       const headers = new Headers(rest.headers);
       if (token !== null) headers.set('authorization', `Bearer ${token}`);
       if (json !== undefined) headers.set('content-type', 'application/json');
-      return fetch(address + path, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+      return fetch(address + path, {
+        ...rest,
+        headers,
+        body: json !== undefined ? JSON.stringify(json) : rest.body,
+      });
     },
     async close() {
       await app.close();
@@ -56,7 +66,12 @@ export async function startTestApp(options: { config?: OnejobConfig; db?: TestDa
 }
 
 /** POST /v1/jobs with an idempotency key. */
-export function postJob(t: TestApp, key: string | undefined, body: unknown, token: string | null = OWNER_A.token) {
+export function postJob(
+  t: TestApp,
+  key: string | undefined,
+  body: unknown,
+  token: string | null = OWNER_A.token,
+) {
   const headers: Record<string, string> = {};
   if (key !== undefined) headers['idempotency-key'] = key;
   return t.request('/v1/jobs', { method: 'POST', headers, json: body, token });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, postJob, startTestApp } from '../helpers/startTestApp.js';
+import { postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -45,7 +45,15 @@ describe('operations endpoints', () => {
       json: { operation: 'charge', input: { amount: 1 } },
     });
     const job = (await r.json()) as { id: string };
-    const { rows } = await t.onejob.pool.query(`SELECT event FROM onejob.outbox WHERE subject = $1`, [job.id]);
-    expect(rows[0].event).toMatchObject({ specversion: '1.0', type: 'onejob.job.created', subject: job.id, source: 'onejob', traceparent });
+    const { rows } = await t.onejob.pool.query(`SELECT event FROM onejob.outbox WHERE subject = $1`, [
+      job.id,
+    ]);
+    expect(rows[0].event).toMatchObject({
+      specversion: '1.0',
+      type: 'onejob.job.created',
+      subject: job.id,
+      source: 'onejob',
+      traceparent,
+    });
   });
 });

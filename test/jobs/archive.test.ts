@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, postJob, startTestApp } from '../helpers/startTestApp.js';
+import { postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -38,7 +38,9 @@ describe('archival keeps keys answering', () => {
     expect(conflict.status).toBe(409);
     expect(((await conflict.json()) as { code: string }).code).toBe('idempotency_key_reused');
 
-    const stillNoJob = await t.onejob.pool.query(`SELECT 1 FROM onejob.jobs WHERE idempotency_key = 'months-old'`);
+    const stillNoJob = await t.onejob.pool.query(
+      `SELECT 1 FROM onejob.jobs WHERE idempotency_key = 'months-old'`,
+    );
     expect(stillNoJob.rowCount).toBe(0);
     const read = await t.request(`/v1/jobs/${created.id}`);
     expect(read.status).toBe(200);
@@ -78,11 +80,17 @@ describe('archival keeps keys answering', () => {
   });
 
   it('unfinished and recent jobs are not archived', async () => {
-    const queued = (await (await postJob(t, 'still-queued', { operation: 'charge', input: { amount: 1 } })).json()) as { id: string };
-    const recent = (await (await postJob(t, 'recent', { operation: 'charge', input: { amount: 1 } })).json()) as { id: string };
+    const queued = (await (
+      await postJob(t, 'still-queued', { operation: 'charge', input: { amount: 1 } })
+    ).json()) as { id: string };
+    const recent = (await (
+      await postJob(t, 'recent', { operation: 'charge', input: { amount: 1 } })
+    ).json()) as { id: string };
     await finish(recent.id, 1);
     await t.onejob.jobs.archive(new Date(Date.now() - 30 * 86_400_000));
-    const { rowCount } = await t.onejob.pool.query('SELECT 1 FROM onejob.jobs WHERE id = ANY($1)', [[queued.id, recent.id]]);
+    const { rowCount } = await t.onejob.pool.query('SELECT 1 FROM onejob.jobs WHERE id = ANY($1)', [
+      [queued.id, recent.id],
+    ]);
     expect(rowCount).toBe(2);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startTestApp } from '../helpers/startTestApp.js';
+import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -28,24 +28,79 @@ interface Case {
 
 const cases: Case[] = [
   { name: 'no idempotency key', status: 400, code: 'idempotency_key_missing', headers: {} },
-  { name: 'empty idempotency key', status: 400, code: 'idempotency_key_invalid', headers: { 'idempotency-key': '' } },
-  { name: '256-character key', status: 400, code: 'idempotency_key_invalid', headers: { 'idempotency-key': 'k'.repeat(256) } },
-  { name: 'non-ASCII key', status: 400, code: 'idempotency_key_invalid', headers: { 'idempotency-key': 'clé-ü' } },
-  { name: 'control character in key', status: 400, code: 'idempotency_key_invalid', headers: { 'idempotency-key': 'a\tb' } },
+  {
+    name: 'empty idempotency key',
+    status: 400,
+    code: 'idempotency_key_invalid',
+    headers: { 'idempotency-key': '' },
+  },
+  {
+    name: '256-character key',
+    status: 400,
+    code: 'idempotency_key_invalid',
+    headers: { 'idempotency-key': 'k'.repeat(256) },
+  },
+  {
+    name: 'non-ASCII key',
+    status: 400,
+    code: 'idempotency_key_invalid',
+    headers: { 'idempotency-key': 'clé-ü' },
+  },
+  {
+    name: 'control character in key',
+    status: 400,
+    code: 'idempotency_key_invalid',
+    headers: { 'idempotency-key': 'a\tb' },
+  },
   { name: 'malformed JSON', status: 400, code: 'invalid_json', body: '{"operation": "charge", "input": {' },
   { name: 'empty body', status: 400, code: 'invalid_json', body: '' },
   { name: 'array body', status: 400, code: 'request_invalid', body: '[1,2]' },
   { name: 'string body', status: 400, code: 'request_invalid', body: '"charge"' },
-  { name: 'input is not an object', status: 400, code: 'request_invalid', body: '{"operation":"charge","input":[1]}' },
+  {
+    name: 'input is not an object',
+    status: 400,
+    code: 'request_invalid',
+    body: '{"operation":"charge","input":[1]}',
+  },
   { name: 'missing input', status: 400, code: 'request_invalid', body: '{"operation":"charge"}' },
-  { name: 'unknown top-level field', status: 400, code: 'request_invalid', body: '{"operation":"charge","input":{"amount":1},"ownerId":"x"}' },
-  { name: 'body over 1 MiB', status: 413, code: 'payload_too_large', body: JSON.stringify({ operation: 'charge', input: { amount: 1, pad: 'x'.repeat(1024 * 1024) } }) },
-  { name: 'unknown operation', status: 422, code: 'operation_unknown', body: '{"operation":"refund","input":{"amount":1}}' },
-  { name: 'input failing inputSchema', status: 422, code: 'input_invalid', body: '{"operation":"charge","input":{"amount":0}}' },
-  { name: 'input of the wrong type', status: 422, code: 'input_invalid', body: '{"operation":"charge","input":{"amount":"10"}}' },
+  {
+    name: 'unknown top-level field',
+    status: 400,
+    code: 'request_invalid',
+    body: '{"operation":"charge","input":{"amount":1},"ownerId":"x"}',
+  },
+  {
+    name: 'body over 1 MiB',
+    status: 413,
+    code: 'payload_too_large',
+    body: JSON.stringify({ operation: 'charge', input: { amount: 1, pad: 'x'.repeat(1024 * 1024) } }),
+  },
+  {
+    name: 'unknown operation',
+    status: 422,
+    code: 'operation_unknown',
+    body: '{"operation":"refund","input":{"amount":1}}',
+  },
+  {
+    name: 'input failing inputSchema',
+    status: 422,
+    code: 'input_invalid',
+    body: '{"operation":"charge","input":{"amount":0}}',
+  },
+  {
+    name: 'input of the wrong type',
+    status: 422,
+    code: 'input_invalid',
+    body: '{"operation":"charge","input":{"amount":"10"}}',
+  },
   { name: 'no token', status: 401, code: 'unauthorized', token: null },
   { name: 'wrong token', status: 401, code: 'unauthorized', token: 'not-a-token' },
-  { name: 'text/plain body', status: 415, code: 'unsupported_media_type', headers: { 'idempotency-key': 'k', 'content-type': 'text/plain' } },
+  {
+    name: 'text/plain body',
+    status: 415,
+    code: 'unsupported_media_type',
+    headers: { 'idempotency-key': 'k', 'content-type': 'text/plain' },
+  },
 ];
 
 describe('bad input to POST /v1/jobs gets a clear problem and writes nothing', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OWNER_B, type TestApp, postJob, startTestApp } from '../helpers/startTestApp.js';
+import { OWNER_B, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -24,9 +24,17 @@ describe('job intake', () => {
     expect(ids.size).toBe(1);
     const [id] = [...ids];
     expect(responses.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(49);
-    expect(await count(`SELECT 1 FROM onejob.jobs WHERE owner_id = 'owner-a' AND idempotency_key = 'double-click'`)).toBe(1);
-    expect(await count(`SELECT 1 FROM onejob.job_events WHERE job_id = $1 AND type = 'created'`, [id])).toBe(1);
-    expect(await count(`SELECT 1 FROM onejob.outbox WHERE subject = $1 AND type = 'onejob.job.created'`, [id])).toBe(1);
+    expect(
+      await count(
+        `SELECT 1 FROM onejob.jobs WHERE owner_id = 'owner-a' AND idempotency_key = 'double-click'`,
+      ),
+    ).toBe(1);
+    expect(await count(`SELECT 1 FROM onejob.job_events WHERE job_id = $1 AND type = 'created'`, [id])).toBe(
+      1,
+    );
+    expect(
+      await count(`SELECT 1 FROM onejob.outbox WHERE subject = $1 AND type = 'onejob.job.created'`, [id]),
+    ).toBe(1);
   });
 
   it('the same key with a different body is a 409 and writes nothing', async () => {
@@ -41,7 +49,10 @@ describe('job intake', () => {
     expect(problem.code).toBe('idempotency_key_reused');
     expect(problem.jobId).toBe(job.id);
     expect(await count('SELECT 1 FROM onejob.job_events')).toBe(before);
-    const after = (await (await t.request(`/v1/jobs/${job.id}`)).json()) as { input: unknown; version: number };
+    const after = (await (await t.request(`/v1/jobs/${job.id}`)).json()) as {
+      input: unknown;
+      version: number;
+    };
     expect(after.input).toEqual({ amount: 10 });
   });
 
@@ -51,8 +62,12 @@ describe('job intake', () => {
     const responses = await Promise.all(
       Array.from({ length: 50 }, (_, i) => postJob(t, 'split-brain', i % 2 ? a : b)),
     );
-    const bodies = await Promise.all(responses.map((r) => r.json() as Promise<{ id?: string; code?: string; input?: unknown }>));
-    const jobs = await t.onejob.pool.query(`SELECT id, input FROM onejob.jobs WHERE idempotency_key = 'split-brain'`);
+    const bodies = await Promise.all(
+      responses.map((r) => r.json() as Promise<{ id?: string; code?: string; input?: unknown }>),
+    );
+    const jobs = await t.onejob.pool.query(
+      `SELECT id, input FROM onejob.jobs WHERE idempotency_key = 'split-brain'`,
+    );
     expect(jobs.rowCount).toBe(1);
     const winner = jobs.rows[0];
     responses.forEach((r, i) => {
@@ -102,20 +117,38 @@ describe('job intake', () => {
     const got = await t.request(location!);
     expect(got.status).toBe(200);
     const job = (await got.json()) as Record<string, unknown>;
-    expect(job).toMatchObject({ operation: 'charge', state: 'queued', version: 1, idempotencyKey: 'locate', input: { amount: 3 }, result: null, completedBy: null, attempts: [] });
+    expect(job).toMatchObject({
+      operation: 'charge',
+      state: 'queued',
+      version: 1,
+      idempotencyKey: 'locate',
+      input: { amount: 3 },
+      result: null,
+      completedBy: null,
+      attempts: [],
+    });
   });
 
   it('lists jobs newest first with keyset pagination and filters', async () => {
-    for (let i = 0; i < 5; i++) await postJob(t, `page-${i}`, { operation: 'charge', input: { amount: 100 + i } }, OWNER_B.token);
+    for (let i = 0; i < 5; i++)
+      await postJob(t, `page-${i}`, { operation: 'charge', input: { amount: 100 + i } }, OWNER_B.token);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const r = await t.request(`/v1/jobs?limit=2${cursor ? `&cursor=${cursor}` : ''}`, { token: OWNER_B.token });
+      const r = await t.request(`/v1/jobs?limit=2${cursor ? `&cursor=${cursor}` : ''}`, {
+        token: OWNER_B.token,
+      });
       const page = (await r.json()) as { items: { idempotencyKey: string }[]; nextCursor: string | null };
       seen.push(...page.items.map((j) => j.idempotencyKey));
       cursor = page.nextCursor;
     } while (cursor);
-    expect(seen.filter((k) => k.startsWith('page-'))).toEqual(['page-4', 'page-3', 'page-2', 'page-1', 'page-0']);
+    expect(seen.filter((k) => k.startsWith('page-'))).toEqual([
+      'page-4',
+      'page-3',
+      'page-2',
+      'page-1',
+      'page-0',
+    ]);
     const byKey = await t.request('/v1/jobs?idempotencyKey=page-2', { token: OWNER_B.token });
     expect(((await byKey.json()) as { items: unknown[] }).items).toHaveLength(1);
     const bad = await t.request('/v1/jobs?cursor=bm9wZQ', { token: OWNER_B.token });
@@ -127,9 +160,15 @@ describe('job intake', () => {
     const job = (await r.json()) as { id: string };
     const waiting = t.request(`/v1/jobs/${job.id}?waitMs=20000`);
     // The gate: the waiter is parked before the job changes (it has not answered yet).
-    const early = await Promise.race([waiting.then(() => 'answered'), new Promise((r) => setTimeout(() => r('parked'), 300))]);
+    const early = await Promise.race([
+      waiting.then(() => 'answered'),
+      new Promise((r) => setTimeout(() => r('parked'), 300)),
+    ]);
     expect(early).toBe('parked');
-    await t.onejob.pool.query(`UPDATE onejob.jobs SET state = 'cancelled', version = version + 1, finished_at = now() WHERE id = $1`, [job.id]);
+    await t.onejob.pool.query(
+      `UPDATE onejob.jobs SET state = 'cancelled', version = version + 1, finished_at = now() WHERE id = $1`,
+      [job.id],
+    );
     const settled = (await (await waiting).json()) as { state: string };
     expect(settled.state).toBe('cancelled');
   });

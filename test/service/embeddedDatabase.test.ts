@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateConfig } from '../../src/config/loadConfig.js';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
-import { type Onejob, createOnejob } from '../../src/createOnejob.js';
+import { validateConfig } from '../../src/config/loadConfig.js';
+import { createOnejob, type Onejob } from '../../src/createOnejob.js';
 import { migrate } from '../../src/db/migrate.js';
 import { type EmbeddedDatabase, startEmbedded } from '../../src/db/startEmbedded.js';
 import { ApiKeys } from '../../src/http/apiKeys.js';
@@ -48,7 +48,11 @@ describe('embedded PostgreSQL', () => {
       }
       const ready = await app.inject({ method: 'GET', url: '/readyz' });
       expect(ready.statusCode).toBe(503);
-      const get = await app.inject({ method: 'GET', url: '/v1/jobs', headers: { authorization: 'Bearer tok' } });
+      const get = await app.inject({
+        method: 'GET',
+        url: '/v1/jobs',
+        headers: { authorization: 'Bearer tok' },
+      });
       expect(get.statusCode).toBe(503);
 
       db = await startEmbedded(join(home, 'outage'));
@@ -68,7 +72,11 @@ describe('embedded PostgreSQL', () => {
   it('onejob serve with no DATABASE_URL starts the embedded server, prints where to look, and is ready', async () => {
     const cwd = join(home, 'bare');
     await import('node:fs/promises').then((fs) => fs.mkdir(cwd, { recursive: true }));
-    const serve = spawnOnejob(['serve'], { DATABASE_URL: undefined, ONEJOB_API_KEYS: undefined, PORT: '0', ONEJOB_CONFIG: undefined }, cwd);
+    const serve = spawnOnejob(
+      ['serve'],
+      { DATABASE_URL: undefined, ONEJOB_API_KEYS: undefined, PORT: '0', ONEJOB_CONFIG: undefined },
+      cwd,
+    );
     try {
       const line = await serve.waitForOutput(/API\s+http:\/\/\S+\/v1\/jobs/, 90_000);
       const base = /(http:\/\/\S+)\/v1\/jobs/.exec(line)![1]!;
@@ -78,7 +86,11 @@ describe('embedded PostgreSQL', () => {
       expect(ready.status).toBe(200);
       const created = await fetch(`${base}/v1/jobs`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'hello', 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'idempotency-key': 'hello',
+          'content-type': 'application/json',
+        },
         body: JSON.stringify({ operation: 'charge', input: { amount: 1 } }),
       });
       expect(created.status).toBe(202);
@@ -89,7 +101,11 @@ describe('embedded PostgreSQL', () => {
   });
 
   it('refuses to start with DATABASE_URL but no ONEJOB_API_KEYS, saying what to set', async () => {
-    const serve = spawnOnejob(['serve'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test', ONEJOB_API_KEYS: undefined, PORT: '0' });
+    const serve = spawnOnejob(['serve'], {
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
+      ONEJOB_API_KEYS: undefined,
+      PORT: '0',
+    });
     expect(await serve.exited).toBe(2);
     expect(serve.output()).toMatch(/ONEJOB_API_KEYS is not set/);
   });

@@ -4,7 +4,10 @@ import { ROLES, type Role } from '../../service/roleStarters.js';
 import { StartupError, startService } from '../../service/startService.js';
 
 function parseRoles(value: string): Role[] {
-  const roles = value.split(',').map((r) => r.trim()).filter(Boolean);
+  const roles = value
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
   for (const role of roles) {
     if (!ROLES.includes(role as Role)) throw new Error(`--role: "${role}" is not one of ${ROLES.join(', ')}`);
   }
@@ -36,13 +39,19 @@ export function serveCommand(program: Command) {
         lines.push(`  OpenAPI    ${service.url}/openapi.json`);
         lines.push(`  Metrics    ${service.url}/metrics`);
       }
-      lines.push(service.embedded ? `  Database   embedded PostgreSQL, data in ${service.embedded.dataDir}` : '  Database   $DATABASE_URL');
+      lines.push(
+        service.embedded
+          ? `  Database   embedded PostgreSQL, data in ${service.embedded.dataDir}`
+          : '  Database   $DATABASE_URL',
+      );
       if (service.devToken) {
         lines.push(`  Token      ${service.devToken}   (owner "dev", kept in .onejob/api-key)`);
         if (service.url) {
           lines.push('');
           lines.push('Try it:');
-          lines.push(`  curl -s -X POST ${service.url}/v1/jobs -H "Authorization: Bearer $(cat .onejob/api-key)" \\`);
+          lines.push(
+            `  curl -s -X POST ${service.url}/v1/jobs -H "Authorization: Bearer $(cat .onejob/api-key)" \\`,
+          );
           lines.push(`       -H 'Idempotency-Key: order-42' -H 'Content-Type: application/json' \\`);
           lines.push(`       -d '{"operation":"charge","input":{"amount":1999}}'`);
         }

@@ -6,23 +6,37 @@ import { sendProblem } from '../sendProblem.js';
 export async function healthRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
   const latest = (await loadMigrations()).at(-1)?.version ?? 0;
 
-  app.get('/healthz', { schema: { summary: 'The process is up', tags: ['operations'] } }, async () => ({ status: 'ok' }));
+  app.get('/healthz', { schema: { summary: 'The process is up', tags: ['operations'] } }, async () => ({
+    status: 'ok',
+  }));
 
-  app.get('/readyz', { schema: { summary: 'The database is reachable and migrated', tags: ['operations'] } }, async (_req, reply) => {
-    let version: number;
-    try {
-      version = await onejob.pool.query('SELECT 1').then(() => appliedVersion(onejob.pool));
-    } catch {
-      return sendProblem(reply, 'database_unavailable', 'The database cannot be reached.');
-    }
-    if (version < latest) {
-      return sendProblem(reply, 'database_unavailable', `Migrations pending: database at ${version}, code expects ${latest}.`);
-    }
-    return { status: 'ready', migration: version };
-  });
+  app.get(
+    '/readyz',
+    { schema: { summary: 'The database is reachable and migrated', tags: ['operations'] } },
+    async (_req, reply) => {
+      let version: number;
+      try {
+        version = await onejob.pool.query('SELECT 1').then(() => appliedVersion(onejob.pool));
+      } catch {
+        return sendProblem(reply, 'database_unavailable', 'The database cannot be reached.');
+      }
+      if (version < latest) {
+        return sendProblem(
+          reply,
+          'database_unavailable',
+          `Migrations pending: database at ${version}, code expects ${latest}.`,
+        );
+      }
+      return { status: 'ready', migration: version };
+    },
+  );
 
-  app.get('/metrics', { schema: { summary: 'Prometheus metrics', tags: ['operations'] } }, async (_req, reply) => {
-    reply.type(onejob.metrics.registry.contentType);
-    return onejob.metrics.registry.metrics();
-  });
+  app.get(
+    '/metrics',
+    { schema: { summary: 'Prometheus metrics', tags: ['operations'] } },
+    async (_req, reply) => {
+      reply.type(onejob.metrics.registry.contentType);
+      return onejob.metrics.registry.metrics();
+    },
+  );
 }

@@ -3,8 +3,8 @@ import type { Onejob } from '../../createOnejob.js';
 import { failpoint } from '../../failpoints/failpoints.js';
 import { parseIdempotencyKey } from '../../jobs/idempotencyKey.js';
 import type { JobState } from '../../jobs/jobView.js';
-import { problemResponse } from '../schemas.js';
 import { ownerOf, traceparentOf } from '../requestContext.js';
+import { problemResponse } from '../schemas.js';
 
 const jobResponse = (description: string) => ({ description, $ref: 'Job#' });
 
@@ -17,7 +17,12 @@ export async function jobsRoutes(app: FastifyInstance, { onejob }: { onejob: One
         tags: ['jobs'],
         headers: {
           type: 'object',
-          properties: { 'idempotency-key': { type: 'string', description: '1 to 255 printable ASCII characters, one per user intent' } },
+          properties: {
+            'idempotency-key': {
+              type: 'string',
+              description: '1 to 255 printable ASCII characters, one per user intent',
+            },
+          },
         },
         body: {
           type: 'object',
@@ -52,7 +57,10 @@ export async function jobsRoutes(app: FastifyInstance, { onejob }: { onejob: One
         input: request.body.input,
         traceparent: traceparentOf(request),
       });
-      request.log.info({ jobId: job.id, idempotencyKey, replayed, operation: job.operation }, replayed ? 'job replayed' : 'job created');
+      request.log.info(
+        { jobId: job.id, idempotencyKey, replayed, operation: job.operation },
+        replayed ? 'job replayed' : 'job created',
+      );
       await failpoint('api.after_commit');
       reply.header('Location', `/v1/jobs/${job.id}`);
       if (replayed) reply.header('Idempotent-Replayed', 'true');
@@ -83,7 +91,15 @@ export async function jobsRoutes(app: FastifyInstance, { onejob }: { onejob: One
     },
   );
 
-  app.get<{ Querystring: { state?: JobState; limit?: number; cursor?: string; idempotencyKey?: string; operation?: string } }>(
+  app.get<{
+    Querystring: {
+      state?: JobState;
+      limit?: number;
+      cursor?: string;
+      idempotencyKey?: string;
+      operation?: string;
+    };
+  }>(
     '/v1/jobs',
     {
       schema: {
@@ -105,7 +121,10 @@ export async function jobsRoutes(app: FastifyInstance, { onejob }: { onejob: One
             description: 'One page of jobs',
             type: 'object',
             required: ['items', 'nextCursor'],
-            properties: { items: { type: 'array', items: { $ref: 'Job#' } }, nextCursor: { type: ['string', 'null'] } },
+            properties: {
+              items: { type: 'array', items: { $ref: 'Job#' } },
+              nextCursor: { type: ['string', 'null'] },
+            },
           },
         },
       },
