@@ -1,0 +1,179 @@
+// The onejob client: create one job per user intent and follow it, from a browser or Node.
+import { type RetryMode, type TokenSource, type Transport, createTransport } from './createTransport.js';
+import { type RetryOptions, resolveRetry, sleep } from './retryPolicy.js';
+import { type Attempt, type Job, type JobPage, type ListJobsQuery, SETTLED_STATES } from './types.js';
+
+export interface ClientOptions {
+  /** Where onejob listens, e.g. `http://127.0.0.1:8080`; `''` for the page's own origin. */
+  baseUrl: string;
+  /** The bearer token, or a function that returns it (called before every request). */
+  token?: TokenSource;
+  /** A fetch implementation; default the global one. */
+  fetch?: typeof fetch;
+  /** Retry policy for network errors, 429 and 503 (and 502/504); `false` sends every request once. */
+  retry?: RetryOptions | false;
+  /** Per-try timeout: a request that gets no answer in this time is retried. Default 30 s. */
+  timeoutMs?: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface CreateOptions extends CallOptions {
+  /** One key per user intent (see newIntentKey): the same key on every retry and on the fallback button. */
+  idempotencyKey: string;
+  /** W3C traceparent to tie the job to the caller's trace. */
+  traceparent?: string;
+}
+
+export interface Submitted<I, R> {
+  job: Job<I, R>;
+  /** The key already named this job: nothing new was created. */
+  replayed: boolean;
+  /** Requests sent, retries included. */
+  tries: number;
+}
+
+export interface WaitOptions extends CallOptions {
+  /** Give up after this long and return the job as it is. Default 5 minutes. */
+  timeoutMs?: number;
+  /** When to stop waiting. Default: the job is settled (succeeded, failed, cancelled or unknown). */
+  until?: (job: Job) => boolean;
+}
+
+export interface OnejobClient {
+  readonly jobs: {
+    /** Creates the job for an intent, or returns the job the key already names. Retries with the same key. */
+    create<I extends Record<string, unknown>, R = unknown>(operation: string, input: I, options: CreateOptions): Promise<Job<I, R>>;
+    /** As create, and says whether the job was replayed and how many requests it took. */
+    submit<I extends Record<string, unknown>, R = unknown>(
+      operation: string,
+      input: I,
+      options: CreateOptions,
+    ): Promise<Submitted<I, R>>;
+    get(id: string, options?: CallOptions): Promise<Job>;
+    list(query?: ListJobsQuery, options?: CallOptions): Promise<JobPage>;
+    /** Every job matching the query, page by page, newest first. */
+    iterate(query?: Omit<ListJobsQuery, 'cursor'>, options?: CallOptions): AsyncGenerator<Job>;
+    /** Long-polls until the job settles (or `until` holds, or `timeoutMs` passes). */
+    wait(id: string, options?: WaitOptions): Promise<Job>;
+    /** Starts a new attempt now (the fallback button), optionally on another provider. */
+    retry(id: string, options?: CallOptions & { provider?: string }): Promise<Attempt>;
+    /** Gives up on attempt `n` (unknown or running): it can never complete the job. */
+    abandon(id: string, n: number, reason: string, options?: CallOptions): Promise<unknown>;
+    cancel(id: string, options?: CallOptions): Promise<Job>;
+  };
+  readonly providers: {
+    list(options?: CallOptions): Promise<unknown>;
+    verify(name: string, operation: string, options?: CallOptions): Promise<unknown>;
+  };
+  /** Any other route, with the same auth, errors and retry rules. */
+  request<T = unknown>(
+    method: string,
+    path: string,
+    options?: { query?: Record<string, string | number | undefined>; body?: unknown; retryMode?: RetryMode } & CallOptions,
+  ): Promise<T>;
+}
+
+const LONG_POLL_MAX_MS = 60_000;
+
+export function createClient(options: ClientOptions): OnejobClient {
+  const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis);
+  if (!fetchImpl) throw new Error('createClient needs fetch (Node 20+ or a browser), or pass options.fetch');
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const request: Transport = createTransport({
+    baseUrl: options.baseUrl,
+    token: options.token,
+    fetch: fetchImpl,
+    retry: resolveRetry(options.retry),
+    timeoutMs,
+  });
+  const enc = encodeURIComponent;
+
+  async function submit<I extends Record<string, unknown>, R>(operation: string, input: I, o: CreateOptions): Promise<Submitted<I, R>> {
+    if (typeof o?.idempotencyKey !== 'string' || o.idempotencyKey === '') {
+      throw new TypeError('jobs.create needs { idempotencyKey }: make one per user intent with newIntentKey()');
+    }
+    const headers: Record<string, string> = { 'idempotency-key': o.idempotencyKey };
+    if (o.traceparent) headers.traceparent = o.traceparent;
+    const r = await request<Job<I, R>>('POST', '/v1/jobs', { body: { operation, input }, headers, signal: o.signal, retryMode: 'always' });
+    return { job: r.body, replayed: r.headers.get('idempotent-replayed') === 'true', tries: r.tries };
+  }
+
+  const get = async (id: string, o: CallOptions = {}) => (await request<Job>('GET', `/v1/jobs/${enc(id)}`, { signal: o.signal })).body;
+
+  const list = async (query: ListJobsQuery = {}, o: CallOptions = {}) =>
+    (await request<JobPage>('GET', '/v1/jobs', { query: { ...query }, signal: o.signal })).body;
+
+  return {
+    jobs: {
+      create: async <I extends Record<string, unknown>, R>(operation: string, input: I, o: CreateOptions) =>
+        (await submit<I, R>(operation, input, o)).job,
+      submit,
+      get,
+      list,
+      async *iterate(query = {}, o = {}) {
+        let cursor: string | null = null;
+        do {
+          const page: JobPage = await list({ ...query, cursor }, o);
+          yield* page.items;
+          cursor = page.nextCursor;
+        } while (cursor);
+      },
+      async wait(id, o = {}) {
+        const until = o.until ?? ((job: Job) => SETTLED_STATES.includes(job.state));
+        const deadline = Date.now() + (o.timeoutMs ?? 5 * 60_000);
+        for (;;) {
+          const left = deadline - Date.now();
+          const waitMs = Math.max(0, Math.min(left, LONG_POLL_MAX_MS));
+          const job = (
+            await request<Job>('GET', `/v1/jobs/${enc(id)}`, {
+              query: { waitMs: waitMs > 0 ? waitMs : undefined },
+              signal: o.signal,
+              // The server holds the request up to waitMs; the per-try timeout starts after that.
+              timeoutMs: waitMs + timeoutMs,
+            })
+          ).body;
+          if (until(job) || Date.now() >= deadline) return job;
+          // The server answered early without the state we wait for (e.g. a custom `until`).
+          if (SETTLED_STATES.includes(job.state)) await sleep(Math.min(250, Math.max(0, deadline - Date.now())), o.signal);
+        }
+      },
+      retry: async (id, o = {}) =>
+        (
+          await request<Attempt>('POST', `/v1/jobs/${enc(id)}/attempts`, {
+            body: o.provider ? { provider: o.provider } : {},
+            signal: o.signal,
+            retryMode: 'unprocessed',
+          })
+        ).body,
+      abandon: async (id, n, reason, o = {}) =>
+        (
+          await request('POST', `/v1/jobs/${enc(id)}/attempts/${n}/abandon`, {
+            body: { reason },
+            signal: o.signal,
+            retryMode: 'unprocessed',
+          })
+        ).body,
+      cancel: async (id, o = {}) =>
+        (await request<Job>('POST', `/v1/jobs/${enc(id)}/cancel`, { body: {}, signal: o.signal, retryMode: 'unprocessed' })).body,
+    },
+    providers: {
+      list: async (o = {}) => (await request('GET', '/v1/providers', { signal: o.signal })).body,
+      verify: async (name, operation, o = {}) =>
+        (
+          await request('POST', `/v1/providers/${enc(name)}/verify`, {
+            body: { operation },
+            signal: o.signal,
+            retryMode: 'unprocessed',
+            // Verification calls the provider with every contract fixture: give it time.
+            timeoutMs: Math.max(timeoutMs, 120_000),
+          })
+        ).body,
+    },
+    async request(method, path, o = {}) {
+      return (await request(method, path, { query: o.query, body: o.body, signal: o.signal, retryMode: o.retryMode ?? (method === 'GET' ? 'always' : 'unprocessed') })).body as never;
+    },
+  };
+}

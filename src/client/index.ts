@@ -1,0 +1,11 @@
+// onejob/client: the browser and Node client for the onejob HTTP API.
+export { createClient } from './createClient.js';
+export type { CallOptions, ClientOptions, CreateOptions, OnejobClient, Submitted, WaitOptions } from './createClient.js';
+export type { RetryMode, TokenSource } from './createTransport.js';
+export { newIntentKey } from './newIntentKey.js';
+export { OnejobClientError, isOnejobClientError } from './OnejobClientError.js';
+export type { ClientErrorCode } from './OnejobClientError.js';
+export { backoffDelay, parseRetryAfter } from './retryPolicy.js';
+export type { RetryInfo, RetryOptions } from './retryPolicy.js';
+export { SETTLED_STATES } from './types.js';
+export type { Attempt, AttemptState, Job, JobPage, JobState, ListJobsQuery, Problem } from './types.js';

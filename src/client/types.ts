@@ -1,0 +1,63 @@
+// The public JSON shapes of the HTTP API (contract section 4), for clients. Kept apart
+// from the server's own types so the client bundle pulls in no server code.
+
+export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'unknown' | 'cancelled';
+export type AttemptState = 'starting' | 'running' | 'succeeded' | 'failed' | 'unknown' | 'lost_race' | 'abandoned';
+
+/** States in which a job waits for nothing automatic: final, or unknown (needs a person or a reconciler). */
+export const SETTLED_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled', 'unknown'];
+
+export interface Attempt {
+  id: string;
+  n: number;
+  provider: string;
+  state: AttemptState;
+  /** Why the attempt exists: worker, retry, hedge, manual (the fallback button), reconcile. */
+  origin?: string;
+  startedAt: string;
+  finishedAt: string | null;
+  error: unknown;
+  usage?: unknown;
+  costMicros?: number | null;
+  [extra: string]: unknown;
+}
+
+export interface Job<I = Record<string, unknown>, R = unknown> {
+  id: string;
+  operation: string;
+  state: JobState;
+  version: number;
+  idempotencyKey: string;
+  input: I;
+  result: R | null;
+  error: unknown;
+  completedBy: string | null;
+  attempts: Attempt[];
+  createdAt: string;
+  updatedAt: string;
+  archivedAt?: string;
+}
+
+export interface JobPage {
+  items: Job[];
+  nextCursor: string | null;
+}
+
+export interface ListJobsQuery {
+  state?: JobState;
+  operation?: string;
+  idempotencyKey?: string;
+  /** 1 to 200, default 50. */
+  limit?: number;
+  cursor?: string | null;
+}
+
+/** RFC 9457 problem document with onejob's stable `code`. */
+export interface Problem {
+  type?: string;
+  title?: string;
+  status: number;
+  code: string;
+  detail?: string;
+  [extra: string]: unknown;
+}
