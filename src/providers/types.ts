@@ -7,6 +7,8 @@ import type { Operation } from '../operations/operationRegistry.js';
 export interface Usage {
   inputTokens?: number;
   outputTokens?: number;
+  /** True when the counts are onejob's estimate (an aborted call reports no usage). */
+  estimated?: boolean;
 }
 
 export interface AttemptError {
@@ -36,6 +38,8 @@ export interface ProviderCall {
   traceparent?: string | null | undefined;
   /** Fires on the attempt timeout, when a hedge wins, or when the job is cancelled or abandoned. */
   signal: AbortSignal;
+  /** Sampling temperature for inference; default: the operation contract's temperature. */
+  temperature?: number | undefined;
 }
 
 /** What a provider reports when asked about an earlier request (reconciliation). */
