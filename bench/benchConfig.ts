@@ -1,0 +1,25 @@
+// The onejob configuration the bench server runs: one operation on a provider that
+// answers at once, so the numbers measure onejob and PostgreSQL, not a provider.
+import type { OnejobConfig, PublisherConfig } from '../src/config/types.js';
+
+export function benchConfig(o: { workerConcurrency: number; publisher?: PublisherConfig }): OnejobConfig {
+  return {
+    providers: { noop: { kind: 'simulated', latencyMs: 0 } },
+    operations: {
+      noop: {
+        kind: 'http',
+        providers: ['noop'],
+        effect: 'exclusive',
+        attemptTimeoutMs: 10_000,
+        maxAttempts: 3,
+        inputSchema: {
+          type: 'object',
+          required: ['amount'],
+          properties: { amount: { type: 'integer', minimum: 1 }, note: { type: 'string' } },
+        },
+      },
+    },
+    outbox: { publishers: [o.publisher ?? { kind: 'log' }] },
+    worker: { concurrency: o.workerConcurrency },
+  };
+}

@@ -1,0 +1,58 @@
+// Throughput of a worker draining a pre-filled queue: the harness does not drive each
+// operation, it only watches a completion counter through warm-up and the measured window.
+import { performance } from 'node:perf_hooks';
+import { round, summariseLatencies } from './latencyStats.js';
+import type { LoadResult } from './measureLoad.js';
+import { type Progress, silentProgress } from './progress.js';
+
+export interface CompletionOptions {
+  label: string;
+  warmupMs: number;
+  durationMs: number;
+  progress?: Progress;
+  /** Jobs completed so far. */
+  completed: () => Promise<number> | number;
+  /** How often to read the counter (a database count costs the database). Default 50 ms. */
+  pollMs?: number;
+  /** Jobs that were queued: the run ends early once all of them completed. */
+  total: number;
+  /** Latencies (ms) observed per job in the measured window, if the worker reports them. */
+  latencies?: () => number[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function measureCompletions(o: CompletionOptions): Promise<LoadResult> {
+  const progress = o.progress ?? silentProgress;
+  const start = performance.now();
+  const measureFrom = start + o.warmupMs;
+  const end = measureFrom + o.durationMs;
+  while (performance.now() < measureFrom) {
+    progress.update(`${o.label}: warm-up, ${await o.completed()} done`);
+    if ((await o.completed()) >= o.total) throw new Error(`${o.label}: the queue of ${o.total} ran dry during warm-up; raise --queue-jobs`);
+    await sleep(o.pollMs ?? 100);
+  }
+  const c0 = await o.completed();
+  const t0 = performance.now();
+  let c1 = c0;
+  let t1 = t0;
+  while (performance.now() < end) {
+    await sleep(o.pollMs ?? 50);
+    c1 = await o.completed();
+    t1 = performance.now();
+    progress.update(`${o.label}: measuring, ${Math.round((c1 - c0) / Math.max(0.001, (t1 - t0) / 1000))} jobs/s`);
+    if (c1 >= o.total) break;
+  }
+  progress.done(o.label);
+  const seconds = Math.max(0.001, (t1 - t0) / 1000);
+  const ops = c1 - c0;
+  return {
+    ops,
+    errors: 0,
+    firstError: undefined,
+    seconds: round(seconds, 3),
+    throughput: round(ops / seconds, 1),
+    issued: c1,
+    ...summariseLatencies(o.latencies?.() ?? []),
+  };
+}

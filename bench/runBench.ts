@@ -1,0 +1,214 @@
+// Runs every scenario in one process tree on one machine, so each number is read next to
+// the raw limit and the peers it is compared with.
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import { benchConfig } from './benchConfig.js';
+import { type BenchDatabase, benchRunId, createBenchDatabase, postgresVersion } from './benchDatabase.js';
+import type { BenchOptions } from './benchOptions.js';
+import type { BenchRun, ScenarioRecord } from './benchResult.js';
+import { evaluateTargets } from './evaluateTargets.js';
+import { formatTable } from './formatTable.js';
+import { startHttpLoadClient } from './httpLoadClient.js';
+import type { HttpScenarioResult } from './httpLoadWorker.js';
+import type { LoadResult } from './measureLoad.js';
+import { silentProgress, stderrProgress } from './progress.js';
+import { claimComplete, claimCompleteUnavailable } from './scenarios/claimComplete.js';
+import { jetstreamPublish } from './scenarios/jetstreamPublish.js';
+import { graphileAddJob, graphileNoop, pgBossSend } from './scenarios/peers.js';
+import { relayThroughput, relayUnavailable } from './scenarios/relayThroughput.js';
+import { queueJobs, rawClaimComplete, rawCreate, rawLookup } from './scenarios/rawSql.js';
+import { BENCH_TOKEN, ROOT, type ServerProcess, startServer } from './serverProcess.js';
+
+/** Jobs seeded per intake database for the replay scenarios (b) and the raw lookup. */
+const REPLAY_KEYS = 5_000;
+
+export const SCENARIO_IDS = ['a64', 'a16', 'b', 'c', 'd', 'e', 'e-raw', 'f-create', 'f-lookup', 'f-claim', 'g-pgboss', 'g-gw-add', 'g-gw-noop'];
+
+export interface BenchOutcome {
+  run: BenchRun;
+  table: string;
+  jsonPath: string;
+}
+
+async function machine(adminUrl: string): Promise<BenchRun['machine']> {
+  const meminfo = await readFile('/proc/meminfo', 'utf8').catch(() => '');
+  const kb = Number(/MemTotal:\s+(\d+)/.exec(meminfo)?.[1] ?? Number.NaN);
+  return {
+    nproc: os.availableParallelism(),
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    memTotalMb: Math.round(kb / 1024),
+    node: process.version,
+    postgres: await postgresVersion(adminUrl),
+    kernel: `${os.type()} ${os.release()}`,
+  };
+}
+
+export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
+  for (const id of o.only) if (!SCENARIO_IDS.includes(id)) throw new Error(`--only: unknown scenario "${id}" (${SCENARIO_IDS.join(', ')})`);
+  const wanted = (...ids: string[]) => o.only.length === 0 || ids.some((id) => o.only.includes(id));
+  const progress = o.progress ? stderrProgress() : silentProgress;
+  const startedAt = new Date();
+  const run = benchRunId();
+  const workDir = await mkdtemp(join(os.tmpdir(), `onejob-bench-${run}-`));
+  const databases: BenchDatabase[] = [];
+  const scenarios: ScenarioRecord[] = [];
+  const freshDatabase = async (tag: string) => {
+    const db = await createBenchDatabase(o.adminUrl, run, tag);
+    databases.push(db);
+    return db;
+  };
+  const timing = { warmupMs: o.warmupMs, durationMs: o.durationMs, progress };
+
+  /** Runs one scenario, recording a failure instead of aborting the whole bench. */
+  const scenario = async (
+    id: string,
+    title: string,
+    concurrency: number | undefined,
+    fn: () => Promise<LoadResult & { note?: string; extra?: Record<string, unknown> }>,
+    server?: ServerProcess,
+  ): Promise<ScenarioRecord | undefined> => {
+    if (!wanted(id)) return undefined;
+    progress.note(`[${id}] ${title}`);
+    const stopRss = server?.sampleRss();
+    const record: ScenarioRecord = { id, title, status: 'ok' };
+    if (concurrency !== undefined) record.concurrency = concurrency;
+    try {
+      const { note, extra, ...result } = await fn();
+      record.result = result;
+      if (note) record.note = note;
+      if (extra) record.extra = extra;
+      if (result.errors > 0) record.note = [record.note, `${result.errors} errors, first: ${result.firstError}`].filter(Boolean).join('; ');
+    } catch (error) {
+      record.status = 'failed';
+      record.note = error instanceof Error ? error.message : String(error);
+    }
+    if (stopRss) record.serverRssMb = stopRss();
+    scenarios.push(record);
+    return record;
+  };
+  const skipped = (id: string, title: string, note: string) => {
+    if (wanted(id)) scenarios.push({ id, title, status: 'skipped', note });
+  };
+
+  try {
+    // Intake over HTTP (a, b, c) against `onejob serve --role api`, then the same
+    // statements without HTTP (f) on the same database.
+    if (wanted('a64', 'a16', 'b', 'c', 'f-create', 'f-lookup')) {
+      const db = await freshDatabase('intake');
+      await queueJobs(db.url, REPLAY_KEYS, 'seed-');
+      if (wanted('a64', 'a16', 'b', 'c')) {
+        progress.note('starting onejob serve --role api');
+        const server = await startServer({
+          databaseUrl: db.url,
+          config: benchConfig({ workerConcurrency: o.workerConcurrency }),
+          roles: 'api',
+          logFile: join(workDir, 'server-api.log'),
+          logLevel: o.logLevel,
+          workDir,
+        });
+        const client = startHttpLoadClient();
+        const http = (kind: 'create' | 'replay' | 'storm', label: string, concurrency: number, keyPrefix: string) =>
+          client.run({
+            kind,
+            label,
+            url: server.url,
+            token: BENCH_TOKEN,
+            concurrency,
+            warmupMs: o.warmupMs,
+            durationMs: o.durationMs,
+            progress: o.progress,
+            keyPrefix,
+            keyCount: REPLAY_KEYS,
+            stormSize: o.stormSize,
+          } as never) as Promise<HttpScenarioResult>;
+        try {
+          await scenario('a64', 'create, unique keys, HTTP', o.concurrency, () => http('create', 'create c64', o.concurrency, 'a64-'), server);
+          await scenario('a16', 'create, unique keys, HTTP (latency)', o.latencyConcurrency, () =>
+            http('create', 'create c16', o.latencyConcurrency, 'a16-'), server);
+          await scenario('b', 'replay of existing keys, HTTP', o.concurrency, async () => {
+            const r = await http('replay', 'replay', o.concurrency, 'seed-');
+            return { ...r, extra: { replayed: r.replayed } };
+          }, server);
+          await scenario('c', `double-click storm, ${o.stormSize} identical requests per key`, o.stormSize, async () => {
+            const r = await http('storm', 'storm', o.stormSize, 'c-');
+            return {
+              ...r,
+              note: `${r.stormKeys} keys, ${r.stormViolations} with more than one job or creation`,
+              extra: { stormKeys: r.stormKeys, stormViolations: r.stormViolations },
+            };
+          }, server);
+        } finally {
+          client.close();
+          await server.stop();
+        }
+      }
+      const raw = { url: db.url, concurrency: o.concurrency, poolSize: o.poolSize, ...timing };
+      await scenario('f-create', 'raw create SQL via pg (no HTTP)', o.concurrency, () => rawCreate(raw, 'f-'));
+      await scenario('f-lookup', 'raw duplicate lookup by (owner, key)', o.concurrency, () => rawLookup(raw, 'seed-', REPLAY_KEYS));
+    }
+
+    if (wanted('f-claim')) {
+      const db = await freshDatabase('claim');
+      await queueJobs(db.url, o.queueJobs, 'q-');
+      await scenario('f-claim', 'raw SKIP LOCKED claim + CAS complete + outbox', o.claimConcurrency, () =>
+        rawClaimComplete({ url: db.url, concurrency: o.claimConcurrency, poolSize: o.poolSize, ...timing }));
+    }
+
+    if (wanted('d')) {
+      const unavailable = await claimCompleteUnavailable();
+      if (unavailable) skipped('d', 'claim, run no-op provider, complete (onejob worker)', unavailable);
+      else {
+        const db = await freshDatabase('worker');
+        await queueJobs(db.url, o.queueJobs, 'q-');
+        await scenario('d', 'claim, run no-op provider, complete (onejob worker)', o.workerConcurrency, () =>
+          claimComplete({ databaseUrl: db.url, workDir, logLevel: o.logLevel, workerConcurrency: o.workerConcurrency, queueJobs: o.queueJobs, ...timing }),
+        );
+      }
+    }
+
+    await scenario('e-raw', 'raw JetStream publish with Nats-Msg-Id', o.concurrency, () =>
+      jetstreamPublish({ natsUrl: o.natsUrl, concurrency: o.concurrency, ...timing }));
+
+    if (wanted('e')) {
+      const unavailable = await relayUnavailable();
+      if (unavailable) skipped('e', 'relay committed events to JetStream', unavailable);
+      else {
+        const db = await freshDatabase('relay');
+        await scenario('e', 'relay committed events to JetStream', undefined, () =>
+          relayThroughput({ databaseUrl: db.url, natsUrl: o.natsUrl, workDir, logLevel: o.logLevel, workerConcurrency: o.workerConcurrency, events: o.queueJobs, ...timing }),
+        );
+      }
+    }
+
+    if (wanted('g-pgboss', 'g-gw-add', 'g-gw-noop')) {
+      const db = await freshDatabase('peers');
+      const peer = { url: db.url, concurrency: o.concurrency, poolSize: o.poolSize, ...timing };
+      await scenario('g-pgboss', 'pg-boss 10 send, singletonKey + singletonSeconds', o.concurrency, () => pgBossSend(peer));
+      await scenario('g-gw-add', "graphile-worker 0.16 addJob, jobKey, 'unsafe_dedupe'", o.concurrency, () => graphileAddJob(peer));
+      await scenario('g-gw-noop', 'graphile-worker 0.16 running no-op jobs (pre-queued)', o.workerConcurrency, () =>
+        graphileNoop({ ...peer, workerConcurrency: o.workerConcurrency, queueJobs: o.queueJobs }));
+    }
+  } finally {
+    if (!o.keep) {
+      for (const db of databases) await db.drop().catch(() => undefined);
+      await rm(workDir, { recursive: true, force: true });
+    } else {
+      progress.note(`kept databases ${databases.map((d) => d.name).join(', ')} and server logs in ${workDir}`);
+    }
+  }
+
+  scenarios.sort((x, y) => SCENARIO_IDS.indexOf(x.id) - SCENARIO_IDS.indexOf(y.id));
+  const benchRun: BenchRun = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    machine: await machine(o.adminUrl),
+    options: { ...o, adminUrl: undefined },
+    scenarios,
+    targets: evaluateTargets(scenarios),
+  };
+  const jsonPath = o.out ?? join(ROOT, 'bench', 'results', `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+  await mkdir(join(jsonPath, '..'), { recursive: true });
+  await writeFile(jsonPath, `${JSON.stringify(benchRun, null, 2)}\n`);
+  return { run: benchRun, table: formatTable(benchRun), jsonPath };
+}

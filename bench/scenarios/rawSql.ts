@@ -1,0 +1,148 @@
+// Our own raw limit, measured in the same run: the statements onejob issues, sent
+// straight through `pg` with no HTTP, no validation and no JSON building per request.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+import { fingerprint } from '../../src/jobs/fingerprint.js';
+import { CREATE_SQL } from '../../src/jobs/createJob.js';
+import { JOB_COLUMNS } from '../../src/jobs/jobView.js';
+import { type LoadResult, measureLoad } from '../measureLoad.js';
+import type { Progress } from '../progress.js';
+import { BENCH_OWNER } from '../serverProcess.js';
+
+export interface RawRun {
+  url: string;
+  concurrency: number;
+  poolSize: number;
+  warmupMs: number;
+  durationMs: number;
+  progress: Progress;
+}
+
+const INPUT = JSON.stringify({ amount: 1, note: 'bench' });
+const PRINT = fingerprint({ operation: 'noop', input: JSON.parse(INPUT) });
+const trace = () => `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
+
+function eventJson(id: string, jobId: string, type: string, data: string): string {
+  return `{"specversion":"1.0","id":"${id}","source":"onejob","type":"${type}","subject":"${jobId}","time":"${new Date().toISOString()}","datacontenttype":"application/json","data":${data}}`;
+}
+
+async function withPool<T>(r: RawRun, fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
+  const pool = new pg.Pool({ connectionString: r.url, max: r.poolSize, application_name: 'onejob-bench-raw' });
+  try {
+    return await fn(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
+/** (f) The intake statement of `createJob`, one per unique key. Leaves `keyPrefix0..issued-1` behind. */
+export function rawCreate(r: RawRun, keyPrefix: string): Promise<LoadResult> {
+  return withPool(r, (pool) =>
+    measureLoad({
+      label: 'raw create SQL',
+      concurrency: r.concurrency,
+      warmupMs: r.warmupMs,
+      durationMs: r.durationMs,
+      progress: r.progress,
+      op: async (seq) => {
+        const id = uuidv7();
+        const eventId = uuidv7();
+        const key = `${keyPrefix}${seq}`;
+        const data = `{"jobId":"${id}","operation":"noop","idempotencyKey":"${key}","state":"queued","version":1}`;
+        const { rows } = await pool.query(CREATE_SQL, [
+          id, BENCH_OWNER, key, PRINT, 'noop', INPUT, trace(), eventId, data, eventJson(eventId, id, 'onejob.job.created', data),
+        ]);
+        if (rows.length !== 1) throw new Error('raw create returned no row');
+      },
+    }),
+  );
+}
+
+const LOOKUP_SQL = `SELECT ${JOB_COLUMNS} FROM onejob.jobs WHERE owner_id = $1 AND idempotency_key = $2`;
+
+/** (f) The duplicate lookup by (owner, key) alone: what a replay cannot go below. */
+export function rawLookup(r: RawRun, keyPrefix: string, keyCount: number): Promise<LoadResult> {
+  return withPool(r, (pool) =>
+    measureLoad({
+      label: 'raw duplicate lookup',
+      concurrency: r.concurrency,
+      warmupMs: r.warmupMs,
+      durationMs: r.durationMs,
+      progress: r.progress,
+      op: async (seq) => {
+        const { rows } = await pool.query(LOOKUP_SQL, [BENCH_OWNER, `${keyPrefix}${(seq * 7919) % keyCount}`]);
+        if (rows.length !== 1) throw new Error('raw lookup found no job');
+      },
+    }),
+  );
+}
+
+/**
+ * Inserts `count` queued jobs `keyPrefix0..count-1` in one statement, with the fingerprint of
+ * the bench request body: replays find them, and processing scenarios start from a full queue.
+ */
+export async function queueJobs(url: string, count: number, keyPrefix: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO onejob.jobs (id, owner_id, idempotency_key, fingerprint, operation, input, created_at, run_after)
+       SELECT gen_random_uuid(), $1, $2 || g, $3, 'noop', $4::jsonb, now() - interval '1 minute', now() - interval '1 minute'
+       FROM generate_series(0, $5 - 1) g`,
+      [BENCH_OWNER, keyPrefix, PRINT, INPUT, count],
+    );
+    await client.query('ANALYZE onejob.jobs');
+  } finally {
+    await client.end();
+  }
+}
+
+// A worker must commit its claim before it calls the provider (a crash mid-call must
+// leave a trace), so the minimum is two commits per job: claim, then complete with its
+// outbox event. Both are single statements, so two round trips.
+const CLAIM_SQL = `
+UPDATE onejob.jobs j SET state = 'running', attempt_count = attempt_count + 1, updated_at = now()
+WHERE j.id = (
+  SELECT id FROM onejob.jobs WHERE state = 'queued' AND run_after <= now()
+  ORDER BY run_after, created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+RETURNING j.id, j.version`;
+
+const COMPLETE_SQL = `
+WITH done AS (
+  UPDATE onejob.jobs SET state = 'succeeded', version = version + 1, result = $3::jsonb,
+         finished_at = now(), updated_at = now()
+  WHERE id = $1 AND version = $2 AND completed_by IS NULL
+  RETURNING id
+)
+INSERT INTO onejob.outbox (id, subject, type, event)
+SELECT $4, id::text, 'onejob.job.succeeded', $5::jsonb FROM done`;
+
+/** (f) SKIP LOCKED claim, then compare-and-swap completion plus outbox row, per job. */
+export function rawClaimComplete(r: RawRun): Promise<LoadResult> {
+  let empty = false;
+  return withPool(r, (pool) =>
+    measureLoad({
+      label: 'raw claim+complete SQL',
+      concurrency: r.concurrency,
+      warmupMs: r.warmupMs,
+      durationMs: r.durationMs,
+      progress: r.progress,
+      done: () => empty,
+      op: async () => {
+        const { rows } = await pool.query<{ id: string; version: number }>(CLAIM_SQL);
+        const job = rows[0];
+        if (!job) {
+          empty = true;
+          return []; // nothing claimed: not an operation
+        }
+        const eventId = uuidv7();
+        const data = `{"jobId":"${job.id}","state":"succeeded","version":${job.version + 1}}`;
+        const { rowCount } = await pool.query(COMPLETE_SQL, [
+          job.id, job.version, '{"ok":true}', eventId, eventJson(eventId, job.id, 'onejob.job.succeeded', data),
+        ]);
+        if (rowCount !== 1) throw new Error('raw complete lost its compare-and-swap');
+      },
+    }),
+  );
+}
