@@ -52,6 +52,7 @@ export const errorRegistry = {
   // Inbox
   source_unknown: { status: 404, title: 'No such inbox source' },
   event_id_missing: { status: 400, title: 'The delivery carries no event id' },
+  event_id_invalid: { status: 400, title: 'The event id must be 1 to 255 printable ASCII characters' },
   signature_invalid: { status: 401, title: 'The webhook signature is missing, invalid or too old' },
 
   // Ledger

@@ -6,7 +6,9 @@ import { OnejobError } from '../errors/OnejobError.js';
 import type { ApiKeys } from './apiKeys.js';
 import { errorHandler } from './errorHandler.js';
 import { healthRoutes } from './routes/healthRoutes.js';
+import { inboxRoutes } from './routes/inboxRoutes.js';
 import { jobsRoutes } from './routes/jobsRoutes.js';
+import { ledgerRoutes } from './routes/ledgerRoutes.js';
 import { attemptSchema, jobSchema, problemSchema } from './schemas.js';
 import { sendProblem } from './sendProblem.js';
 
@@ -100,6 +102,8 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
 
   await app.register(healthRoutes, { onejob });
   await app.register(jobsRoutes, { onejob });
+  await app.register(inboxRoutes, { onejob });
+  await app.register(ledgerRoutes, { onejob });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

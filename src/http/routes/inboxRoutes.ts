@@ -1,0 +1,60 @@
+import type { FastifyInstance } from 'fastify';
+import type { Onejob } from '../../createOnejob.js';
+import { OnejobError } from '../../errors/OnejobError.js';
+import { failpoint } from '../../failpoints/failpoints.js';
+import { inboxSources } from '../../inbox/inboxSources.js';
+import { receiveWebhook } from '../../inbox/receiveWebhook.js';
+import { traceparentOf } from '../requestContext.js';
+import { problemResponse } from '../schemas.js';
+
+/**
+ * POST /v1/inbox/{source}: signed webhooks, authenticated by their signature rather than a
+ * bearer token. Registered as its own plugin so its raw-body parser stays out of every
+ * other route: signatures cover the bytes as sent, which parsed JSON cannot reproduce.
+ */
+export async function inboxRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
+  const sources = inboxSources(onejob.config);
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.post<{ Params: { source: string }; Body: Buffer | undefined }>(
+    '/v1/inbox/:source',
+    {
+      schema: {
+        summary: "Receive a signed webhook; the sender's event id makes every redelivery answer the same",
+        tags: ['inbox'],
+        security: [],
+        params: { type: 'object', required: ['source'], properties: { source: { type: 'string' } } },
+        response: {
+          202: {
+            description: 'The job the event created; on a redelivery the same body with Idempotent-Replayed: true',
+            type: 'object',
+            required: ['jobId'],
+            properties: { jobId: { type: 'string', format: 'uuid' } },
+          },
+          400: problemResponse('No event id (event_id_missing), a bad one, or a body that is not a JSON object'),
+          401: problemResponse('Missing or invalid signature, or a timestamp outside the tolerance'),
+          404: problemResponse('No such source'),
+          422: problemResponse("The body fails the operation's input schema"),
+        },
+      },
+    },
+    async (request, reply) => {
+      const source = sources.get(request.params.source);
+      if (!source) throw new OnejobError('source_unknown', `No inbox source is configured as "${request.params.source}".`);
+      const answer = await receiveWebhook(onejob, source, {
+        headers: request.headers,
+        rawBody: request.body ?? Buffer.alloc(0),
+        traceparent: traceparentOf(request),
+      });
+      request.log.info(
+        { source: source.name, eventId: answer.eventId, jobId: answer.body.jobId, replayed: answer.replayed, deliveries: answer.deliveries },
+        answer.replayed ? 'webhook redelivered' : 'webhook accepted',
+      );
+      await failpoint('inbox.after_commit');
+      if (answer.replayed) reply.header('Idempotent-Replayed', 'true');
+      return reply.code(answer.status).send(answer.body);
+    },
+  );
+}

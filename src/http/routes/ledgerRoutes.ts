@@ -1,0 +1,209 @@
+import type { FastifyInstance } from 'fastify';
+import type { Onejob } from '../../createOnejob.js';
+import { createTransfer } from '../../ledger/createTransfer.js';
+import { getBalance } from '../../ledger/getBalance.js';
+import { getTransfer } from '../../ledger/getTransfer.js';
+import { listEntries } from '../../ledger/listEntries.js';
+import { reverseTransfer } from '../../ledger/reverseTransfer.js';
+import { ownerOf } from '../requestContext.js';
+import { problemResponse } from '../schemas.js';
+
+// Response shapes, inline so /openapi.json documents them without shared $refs.
+const transferSchema = {
+  type: 'object',
+  required: ['id', 'debitAccount', 'creditAccount', 'amount', 'currency', 'reference', 'effectiveAt', 'recordedAt', 'reverses', 'reason'],
+  properties: {
+    id: { type: 'string' },
+    debitAccount: { type: 'string' },
+    creditAccount: { type: 'string' },
+    amount: { type: 'integer', description: 'Minor units of currency' },
+    currency: { type: 'string' },
+    reference: { type: ['string', 'null'] },
+    effectiveAt: { type: 'string', format: 'date-time', description: 'Business time' },
+    recordedAt: { type: 'string', format: 'date-time', description: 'When the ledger recorded it; asOf filters on this' },
+    reverses: { type: ['string', 'null'], description: 'On a reversal, the transfer it compensates' },
+    reason: { type: ['string', 'null'] },
+  },
+} as const;
+
+const balanceSchema = {
+  type: 'object',
+  required: ['account', 'currency', 'balance', 'debits', 'credits', 'asOf'],
+  properties: {
+    account: { type: 'string' },
+    currency: { type: 'string' },
+    balance: { type: 'integer', description: 'credits - debits' },
+    debits: { type: 'integer' },
+    credits: { type: 'integer' },
+    asOf: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+const entrySchema = {
+  type: 'object',
+  properties: {
+    transferId: { type: 'string' },
+    account: { type: 'string' },
+    counterparty: { type: 'string' },
+    side: { enum: ['debit', 'credit'] },
+    amount: { type: 'integer' },
+    currency: { type: 'string' },
+    reference: { type: ['string', 'null'] },
+    effectiveAt: { type: 'string', format: 'date-time' },
+    recordedAt: { type: 'string', format: 'date-time' },
+    reverses: { type: ['string', 'null'] },
+    reason: { type: ['string', 'null'] },
+    reversedBy: { type: ['string', 'null'] },
+  },
+} as const;
+
+const transferResponse = (description: string) => ({ description, ...transferSchema });
+const accountParams = { type: 'object', required: ['account'], properties: { account: { type: 'string' } } } as const;
+const asOfProperty = { type: 'string', description: 'ISO 8601 instant; only transfers recorded at or before it count' } as const;
+
+interface TransferBody {
+  id: string;
+  debitAccount: string;
+  creditAccount: string;
+  amount: number;
+  currency: string;
+  reference?: string;
+  effectiveAt?: string;
+}
+
+export async function ledgerRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
+  app.post<{ Body: TransferBody }>(
+    '/v1/ledger/transfers',
+    {
+      schema: {
+        summary: 'Record a transfer; the client-chosen id makes retries safe',
+        tags: ['ledger'],
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['id', 'debitAccount', 'creditAccount', 'amount', 'currency'],
+          properties: {
+            id: { type: 'string', description: 'Client-chosen, stable across retries' },
+            debitAccount: { type: 'string', description: 'Money leaves this account; created on first use' },
+            creditAccount: { type: 'string', description: 'Money enters this account; created on first use' },
+            amount: { type: 'integer', minimum: 1, description: 'Minor units' },
+            currency: { type: 'string' },
+            reference: { type: 'string' },
+            effectiveAt: { type: 'string', description: 'Business time (ISO 8601)' },
+          },
+        },
+        response: {
+          200: transferResponse('The existing transfer with the same id and fields (Idempotent-Replayed: true)'),
+          201: transferResponse('The new transfer'),
+          400: problemResponse('A field is missing or malformed'),
+          409: problemResponse('The id names a transfer with different fields'),
+          422: problemResponse('An account holds another currency (currency_mismatch)'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { transfer, replayed } = await createTransfer(onejob.pool, { ownerId: ownerOf(request), ...request.body });
+      if (replayed) reply.header('Idempotent-Replayed', 'true');
+      return reply.code(replayed ? 200 : 201).send(transfer);
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: { id: string; reason: string; effectiveAt?: string } }>(
+    '/v1/ledger/transfers/:id/reverse',
+    {
+      schema: {
+        summary: 'Reverse a transfer with a new, mirrored transfer linked to it (at most once)',
+        tags: ['ledger'],
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['id', 'reason'],
+          properties: {
+            id: { type: 'string', description: 'Id of the compensating transfer' },
+            reason: { type: 'string', description: 'What changed' },
+            effectiveAt: { type: 'string' },
+          },
+        },
+        response: {
+          200: transferResponse('The same reversal, replayed (Idempotent-Replayed: true)'),
+          201: transferResponse('The compensating transfer'),
+          404: problemResponse('No such transfer'),
+          409: problemResponse('Already reversed, or the reversal id names another transfer'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { transfer, replayed } = await reverseTransfer(onejob.pool, {
+        ownerId: ownerOf(request),
+        transferId: request.params.id,
+        ...request.body,
+      });
+      if (replayed) reply.header('Idempotent-Replayed', 'true');
+      return reply.code(replayed ? 200 : 201).send(transfer);
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/v1/ledger/transfers/:id',
+    {
+      schema: {
+        summary: 'Read a transfer',
+        tags: ['ledger'],
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+        response: { 200: transferResponse('The transfer'), 404: problemResponse('No such transfer') },
+      },
+    },
+    async (request) => getTransfer(onejob.pool, ownerOf(request), request.params.id),
+  );
+
+  app.get<{ Params: { account: string }; Querystring: { asOf?: string } }>(
+    '/v1/ledger/accounts/:account',
+    {
+      schema: {
+        summary: 'Balance of an account as recorded at or before asOf (default now)',
+        tags: ['ledger'],
+        params: accountParams,
+        querystring: { type: 'object', additionalProperties: false, properties: { asOf: asOfProperty } },
+        response: { 200: { description: 'The balance', ...balanceSchema }, 404: problemResponse('No such account') },
+      },
+    },
+    async (request) => getBalance(onejob.pool, ownerOf(request), request.params.account, request.query.asOf),
+  );
+
+  app.get<{ Params: { account: string }; Querystring: { asOf?: string; limit?: number; cursor?: string } }>(
+    '/v1/ledger/accounts/:account/entries',
+    {
+      schema: {
+        summary: 'Entries of an account recorded at or before asOf, oldest first; reversals and originals both',
+        tags: ['ledger'],
+        params: accountParams,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            asOf: asOfProperty,
+            limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+            cursor: { type: 'string', maxLength: 200 },
+          },
+        },
+        response: {
+          200: {
+            description: 'One page of entries',
+            type: 'object',
+            required: ['account', 'currency', 'asOf', 'items', 'nextCursor'],
+            properties: {
+              account: { type: 'string' },
+              currency: { type: 'string' },
+              asOf: { type: 'string', format: 'date-time' },
+              items: { type: 'array', items: entrySchema },
+              nextCursor: { type: ['string', 'null'] },
+            },
+          },
+          404: problemResponse('No such account'),
+        },
+      },
+    },
+    async (request) => listEntries(onejob.pool, ownerOf(request), request.params.account, request.query),
+  );
+}

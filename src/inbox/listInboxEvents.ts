@@ -1,0 +1,36 @@
+import type { Queryable } from '../db/createPool.js';
+
+export interface InboxEventView {
+  source: string;
+  eventId: string;
+  ownerId: string;
+  jobId: string | null;
+  responseStatus: number | null;
+  deliveries: number;
+  differingPayloads: number;
+  firstReceivedAt: string;
+  lastReceivedAt: string;
+}
+
+const LIST_SQL = `
+SELECT source, event_id, owner_id, job_id, response_status, deliveries, differing_payloads, first_received_at, last_received_at
+FROM onejob.inbox_events
+WHERE ($1::text IS NULL OR source = $1)
+ORDER BY first_received_at DESC, source, event_id
+LIMIT $2`;
+
+/** Recorded webhook events, newest first, with how often each was delivered. */
+export async function listInboxEvents(db: Queryable, query: { source?: string | null; limit?: number } = {}): Promise<InboxEventView[]> {
+  const { rows } = await db.query(LIST_SQL, [query.source ?? null, query.limit ?? 50]);
+  return rows.map((r) => ({
+    source: r.source,
+    eventId: r.event_id,
+    ownerId: r.owner_id,
+    jobId: r.job_id,
+    responseStatus: r.response_status,
+    deliveries: r.deliveries,
+    differingPayloads: r.differing_payloads,
+    firstReceivedAt: r.first_received_at.toISOString(),
+    lastReceivedAt: r.last_received_at.toISOString(),
+  }));
+}

@@ -1,0 +1,103 @@
+import type { Queryable } from '../db/createPool.js';
+import { FOREIGN_KEY_VIOLATION, sqlState } from '../db/sqlstate.js';
+import { OnejobError } from '../errors/OnejobError.js';
+import { type CheckedTransfer, type TransferRequest, checkTransferRequest } from './checkTransferRequest.js';
+import { TRANSFER_COLUMNS, type TransferRow, type TransferView, transferView } from './transferView.js';
+
+export interface CreateTransferResult {
+  transfer: TransferView;
+  /** True when the id already named a transfer with the same fields: nothing was written. */
+  replayed: boolean;
+}
+
+// One statement: the transfer row (its two entries come from a trigger), then its accounts,
+// created on first use with the transfer's currency. Accounts are inserted in name order
+// so two transfers creating the same pair of accounts cannot deadlock. The currency
+// foreign keys, checked at the end of the statement, refuse a currency that differs from
+// an existing account's. A replay inserts nothing at all, accounts included.
+const CREATE_SQL = `
+WITH t AS (
+  INSERT INTO onejob.ledger_transfers (owner_id, id, debit_account, credit_account, amount, currency, reference, effective_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+  ON CONFLICT (owner_id, id) DO NOTHING
+  RETURNING ${TRANSFER_COLUMNS}
+), accounts AS (
+  INSERT INTO onejob.ledger_accounts (owner_id, account, currency)
+  SELECT t.owner_id, a.account, t.currency
+  FROM t CROSS JOIN LATERAL (VALUES (t.debit_account), (t.credit_account)) AS a (account)
+  ORDER BY a.account
+  ON CONFLICT (owner_id, account) DO NOTHING
+)
+SELECT * FROM t`;
+
+const READ_SQL = `SELECT ${TRANSFER_COLUMNS} FROM onejob.ledger_transfers WHERE owner_id = $1 AND id = $2`;
+
+const READ_CURRENCIES_SQL = `
+SELECT account, currency FROM onejob.ledger_accounts WHERE owner_id = $1 AND account = ANY($2::text[])`;
+
+/**
+ * Records a transfer of `amount` from `debitAccount` to `creditAccount`, or returns the
+ * transfer its id already names. The id is the idempotency key: the same id with the same
+ * fields replays, with different fields it is a conflict. The database decides
+ * (primary key on (owner, id)), never a check-then-insert.
+ */
+export async function createTransfer(db: Queryable, req: TransferRequest): Promise<CreateTransferResult> {
+  const t = checkTransferRequest(req);
+  let rows: TransferRow[];
+  try {
+    ({ rows } = await db.query<TransferRow>(CREATE_SQL, [
+      t.ownerId,
+      t.id,
+      t.debitAccount,
+      t.creditAccount,
+      t.amount,
+      t.currency,
+      t.reference,
+      t.effectiveAt,
+    ]));
+  } catch (error) {
+    if (sqlState(error) === FOREIGN_KEY_VIOLATION) throw await currencyMismatch(db, t);
+    throw error;
+  }
+  if (rows[0]) return { transfer: transferView(rows[0]), replayed: false };
+  // The id exists (committed before or during this statement): a fresh read sees it.
+  const existing = (await db.query<TransferRow>(READ_SQL, [t.ownerId, t.id])).rows[0];
+  if (!existing) throw new Error(`transfer ${t.id} conflicted but cannot be read; retry the request`);
+  if (!sameTransfer(existing, t)) throw differentFields(t.id, existing);
+  return { transfer: transferView(existing), replayed: true };
+}
+
+/** True when the stored transfer is the one `t` asks for (a plain transfer with equal fields). */
+function sameTransfer(row: TransferRow, t: CheckedTransfer): boolean {
+  return (
+    row.reverses === null &&
+    row.debit_account === t.debitAccount &&
+    row.credit_account === t.creditAccount &&
+    Number(row.amount) === t.amount &&
+    row.currency === t.currency &&
+    row.reference === t.reference &&
+    (row.effective_at?.getTime() ?? null) === (t.effectiveAt?.getTime() ?? null)
+  );
+}
+
+export function differentFields(id: string, existing: TransferRow): OnejobError {
+  return new OnejobError(
+    'transfer_exists_with_different_fields',
+    `Transfer ${id} already exists with different fields. A retry must resend the same fields; a new transfer needs a new id.`,
+    { transfer: transferView(existing) },
+  );
+}
+
+async function currencyMismatch(db: Queryable, t: CheckedTransfer): Promise<OnejobError> {
+  // Account currencies never change, so reading them after the refusal is exact.
+  const { rows } = await db
+    .query<{ account: string; currency: string }>(READ_CURRENCIES_SQL, [t.ownerId, [t.debitAccount, t.creditAccount]])
+    .catch(() => ({ rows: [] as { account: string; currency: string }[] }));
+  const accounts = Object.fromEntries(rows.map((r) => [r.account, r.currency]));
+  const held = rows.filter((r) => r.currency !== t.currency).map((r) => `${r.account} holds ${r.currency}`);
+  return new OnejobError(
+    'currency_mismatch',
+    `The transfer is in ${t.currency} but ${held.join(' and ') || 'an account holds another currency'}; a transfer moves one currency between accounts of that currency.`,
+    { accounts },
+  );
+}

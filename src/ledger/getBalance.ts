@@ -1,0 +1,49 @@
+import type { Queryable } from '../db/createPool.js';
+import { OnejobError } from '../errors/OnejobError.js';
+import { checkAccount, checkInstant } from './checkTransferRequest.js';
+import { toAmount } from './transferView.js';
+
+export interface Balance {
+  account: string;
+  currency: string;
+  /** credits - debits, in minor units: money in is positive. */
+  balance: number;
+  debits: number;
+  credits: number;
+  /** The instant the balance describes: transfers recorded at or before it count. */
+  asOf: string;
+}
+
+// A balance is the sum of the account's entries, never a stored running total, so it
+// cannot drift from the entries whatever the concurrency. Without asOf, "now" is the
+// database clock, in milliseconds like recorded_at.
+const BALANCE_SQL = `
+WITH at AS (SELECT coalesce($3::timestamptz, date_trunc('milliseconds', clock_timestamp())) AS as_of)
+SELECT a.account, a.currency, at.as_of,
+       coalesce(sum(e.amount) FILTER (WHERE e.side = 'debit'), 0)::text AS debits,
+       coalesce(sum(e.amount) FILTER (WHERE e.side = 'credit'), 0)::text AS credits
+FROM at
+JOIN onejob.ledger_accounts a ON a.owner_id = $1 AND a.account = $2
+LEFT JOIN onejob.ledger_entries e
+  ON e.owner_id = a.owner_id AND e.account = a.account AND e.recorded_at <= at.as_of
+GROUP BY a.account, a.currency, at.as_of`;
+
+/** The balance of an owner's account as recorded at or before `asOf` (default: now). */
+export async function getBalance(
+  db: Queryable,
+  ownerId: string,
+  account: string,
+  asOf?: Date | string | null,
+): Promise<Balance> {
+  checkAccount(account);
+  const at = checkInstant(asOf, 'asOf');
+  const { rows } = await db.query<{ account: string; currency: string; as_of: Date; debits: string; credits: string }>(
+    BALANCE_SQL,
+    [ownerId, account, at],
+  );
+  const row = rows[0];
+  if (!row) throw new OnejobError('account_not_found', `There is no account ${account}.`);
+  const debits = toAmount(row.debits);
+  const credits = toAmount(row.credits);
+  return { account: row.account, currency: row.currency, balance: credits - debits, debits, credits, asOf: row.as_of.toISOString() };
+}
