@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { archiveCommand } from './commands/archiveCommand.js';
+import { benchCommand } from './commands/benchCommand.js';
 import { migrateCommand } from './commands/migrateCommand.js';
 import { serveCommand } from './commands/serveCommand.js';
 
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
   serveCommand(program);
   migrateCommand(program);
   archiveCommand(program);
+  benchCommand(program);
   return program;
 }
 
