@@ -1,0 +1,32 @@
+// Runs every invariant over a recorded chaos history and the database snapshot.
+import type { ChaosHistory, DbSnapshot } from '../history/types.js';
+import { checkNoServerErrors } from './checkAnswers.js';
+import { checkEventsAppliedOnce, checkEventsDelivered, checkNoRolledBackEvents } from './checkEvents.js';
+import { checkExclusiveAttempts } from './checkExclusive.js';
+import { checkInboxOneJobPerEvent, checkOneJobIdPerClientKey, checkOneJobPerKey } from './checkKeys.js';
+import { checkLedgerBalanced } from './checkLedger.js';
+import type { CheckResult, Violation } from './checkResult.js';
+import { checkUnknownResolvedOrListed } from './checkUnknown.js';
+import { checkOneWinnerPerJob } from './checkWinners.js';
+
+export interface CheckReport {
+  results: CheckResult[];
+  violations: Violation[];
+}
+
+export function checkHistory(history: ChaosHistory, snapshot: DbSnapshot): CheckReport {
+  const results = [
+    checkOneJobPerKey(snapshot),
+    checkOneJobIdPerClientKey(history, snapshot),
+    checkInboxOneJobPerEvent(history, snapshot),
+    checkOneWinnerPerJob(history, snapshot),
+    checkExclusiveAttempts(history, snapshot),
+    checkEventsDelivered(history, snapshot),
+    checkEventsAppliedOnce(history, snapshot),
+    checkNoRolledBackEvents(history, snapshot),
+    checkLedgerBalanced(history, snapshot),
+    checkNoServerErrors(history),
+    checkUnknownResolvedOrListed(history, snapshot),
+  ];
+  return { results, violations: results.flatMap((r) => r.violations) };
+}
