@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { archiveCommand } from './commands/archiveCommand.js';
 import { benchCommand } from './commands/benchCommand.js';
+import { jobsCommand } from './commands/jobsCommand.js';
 import { migrateCommand } from './commands/migrateCommand.js';
 import { serveCommand } from './commands/serveCommand.js';
 
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
   serveCommand(program);
   migrateCommand(program);
   archiveCommand(program);
+  jobsCommand(program);
   benchCommand(program);
   return program;
 }

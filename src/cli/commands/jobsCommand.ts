@@ -1,0 +1,142 @@
+// `onejob jobs ...`: create and follow jobs against a running server, through the client SDK.
+import { readFileSync } from 'node:fs';
+import { type Command, InvalidArgumentError } from 'commander';
+import { type JobState, newIntentKey } from '../../client/index.js';
+import { cliClient, clientConfig } from '../clientConfig.js';
+import { formatTable, printJson, shortTime } from '../formatTable.js';
+import { formatJob, formatJobList } from './jobsFormat.js';
+
+const STATES: readonly JobState[] = ['queued', 'running', 'succeeded', 'failed', 'unknown', 'cancelled'];
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number');
+  return n;
+}
+
+function parseInput(text: string | undefined, file: string | undefined): Record<string, unknown> {
+  const source = file ? readFileSync(file === '-' ? 0 : file, 'utf8') : (text ?? '{}');
+  let value: unknown;
+  try {
+    value = JSON.parse(source);
+  } catch {
+    throw new Error(`the input is not valid JSON: ${source.slice(0, 80)}`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('the input must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+export function jobsCommand(program: Command) {
+  const jobs = program
+    .command('jobs')
+    .description('create and follow jobs on a running server ($ONEJOB_URL, default http://127.0.0.1:8080)')
+    .addHelpText(
+      'after',
+      '\nThe token comes from $ONEJOB_TOKEN, else from .onejob/api-key (the development token of `onejob serve`).',
+    );
+
+  jobs
+    .command('create')
+    .description('create the job for one intent (the same --key returns the same job)')
+    .argument('<operation>', 'operation name, e.g. charge')
+    .argument('[input]', 'input as a JSON object', '{}')
+    .option('-k, --key <key>', 'idempotency key of the intent (default: a new key, printed so a retry can reuse it)')
+    .option('-f, --input-file <file>', 'read the input JSON from a file (- for stdin)')
+    .option('-w, --wait [ms]', 'wait for the job to settle (default up to 60000 ms)')
+    .option('--json', 'print the job as JSON')
+    .action(async (operation: string, input: string, o: { key?: string; inputFile?: string; wait?: string | true; json?: boolean }) => {
+      const client = cliClient();
+      const key = o.key ?? newIntentKey();
+      if (!o.key && !o.json) process.stderr.write(`idempotency key: ${key}   (pass --key ${key} to retry this intent)\n`);
+      const { job, replayed } = await client.jobs.submit(operation, parseInput(input, o.inputFile), { idempotencyKey: key });
+      const final = o.wait ? await client.jobs.wait(job.id, { timeoutMs: o.wait === true ? 60_000 : positiveInt(o.wait) }) : job;
+      if (o.json) return printJson(final);
+      process.stdout.write(`${formatJob(final, replayed ? 'replayed: this key already named this job' : 'created')}\n`);
+      process.stdout.write(`\nopen ${clientConfig().url}/#/jobs/${job.id}\n`);
+    });
+
+  jobs
+    .command('get')
+    .description('show a job and its attempts')
+    .argument('<id>', 'job id')
+    .option('--json', 'print the job as JSON')
+    .action(async (id: string, o: { json?: boolean }) => {
+      const job = await cliClient().jobs.get(id);
+      if (o.json) return printJson(job);
+      process.stdout.write(`${formatJob(job)}\n`);
+    });
+
+  jobs
+    .command('list')
+    .description('list jobs, newest first')
+    .option('-s, --state <state>', `only jobs in this state (${STATES.join(', ')})`)
+    .option('-o, --operation <operation>', 'only jobs of this operation')
+    .option('-k, --key <key>', 'the job of this idempotency key')
+    .option('-n, --limit <n>', 'jobs per page (1 to 200)', positiveInt, 20)
+    .option('--cursor <cursor>', 'continue after a previous page')
+    .option('--json', 'print the page as JSON ({items, nextCursor})')
+    .action(async (o: { state?: string; operation?: string; key?: string; limit: number; cursor?: string; json?: boolean }) => {
+      if (o.state && !STATES.includes(o.state as JobState)) throw new Error(`--state must be one of ${STATES.join(', ')}`);
+      const page = await cliClient().jobs.list({
+        state: o.state as JobState | undefined,
+        operation: o.operation,
+        idempotencyKey: o.key,
+        limit: o.limit,
+        cursor: o.cursor,
+      });
+      if (o.json) return printJson(page);
+      process.stdout.write(`${formatJobList(page.items)}\n`);
+      if (page.nextCursor) process.stdout.write(`\nmore: onejob jobs list --cursor ${page.nextCursor}\n`);
+    });
+
+  jobs
+    .command('wait')
+    .description('wait until a job settles (succeeded, failed, cancelled or unknown)')
+    .argument('<id>', 'job id')
+    .option('-t, --timeout <ms>', 'give up after this long and show the job as it is', positiveInt, 60_000)
+    .option('--json', 'print the job as JSON')
+    .action(async (id: string, o: { timeout: number; json?: boolean }) => {
+      const job = await cliClient().jobs.wait(id, { timeoutMs: o.timeout });
+      if (o.json) return printJson(job);
+      process.stdout.write(`${formatJob(job)}\n`);
+    });
+
+  jobs
+    .command('retry')
+    .description('start a new attempt now (the fallback button); refused while one is running or unknown')
+    .argument('<id>', 'job id')
+    .option('-p, --provider <name>', 'run it on this provider (a fallback must have passed verification)')
+    .option('--json', 'print the attempt as JSON')
+    .action(async (id: string, o: { provider?: string; json?: boolean }) => {
+      const attempt = await cliClient().jobs.retry(id, { provider: o.provider });
+      if (o.json) return printJson(attempt);
+      process.stdout.write(
+        `${formatTable(['N', 'PROVIDER', 'STATE', 'STARTED'], [[attempt.n, attempt.provider, attempt.state, shortTime(attempt.startedAt)]])}\n`,
+      );
+    });
+
+  jobs
+    .command('abandon')
+    .description('give up on an unknown or running attempt: it can never complete the job')
+    .argument('<id>', 'job id')
+    .argument('<n>', 'attempt number', positiveInt)
+    .requiredOption('-r, --reason <text>', 'why, for the record (e.g. "checked with the provider: not charged")')
+    .option('--json', 'print the answer as JSON')
+    .action(async (id: string, n: number, o: { reason: string; json?: boolean }) => {
+      const client = cliClient();
+      const answer = await client.jobs.abandon(id, n, o.reason);
+      if (o.json) return printJson(answer);
+      process.stdout.write(`attempt ${n} abandoned\n\n${formatJob(await client.jobs.get(id))}\n`);
+    });
+
+  jobs
+    .command('cancel')
+    .description('cancel a job that has no final outcome yet')
+    .argument('<id>', 'job id')
+    .option('--json', 'print the job as JSON')
+    .action(async (id: string, o: { json?: boolean }) => {
+      const job = await cliClient().jobs.cancel(id);
+      if (o.json) return printJson(job);
+      process.stdout.write(`${formatJob(job, 'cancelled')}\n`);
+    });
+}

@@ -1,0 +1,59 @@
+// Human-readable renderings of jobs and attempts for `onejob jobs ...`.
+import type { Attempt, Job } from '../../client/index.js';
+import { formatTable, shortTime } from '../formatTable.js';
+
+export function formatJobList(jobs: Job[]): string {
+  if (jobs.length === 0) return 'no jobs';
+  return formatTable(
+    ['ID', 'OPERATION', 'STATE', 'ATTEMPTS', 'KEY', 'CREATED'],
+    jobs.map((j) => [j.id, j.operation, j.state, attemptSummary(j), truncate(j.idempotencyKey, 40), shortTime(j.createdAt)]),
+  );
+}
+
+export function formatJob(job: Job, note?: string): string {
+  const lines = [
+    `job ${job.id}${note ? `   (${note})` : ''}`,
+    `  operation  ${job.operation}`,
+    `  state      ${job.state}`,
+    `  key        ${job.idempotencyKey}`,
+    `  version    ${job.version}`,
+    `  created    ${job.createdAt}`,
+    `  input      ${truncate(JSON.stringify(job.input), 100)}`,
+  ];
+  if (job.result !== null) lines.push(`  result     ${truncate(JSON.stringify(job.result), 100)}`);
+  if (job.error !== null && job.error !== undefined) lines.push(`  error      ${truncate(JSON.stringify(job.error), 100)}`);
+  if (job.completedBy) lines.push(`  winner     attempt ${job.attempts.find((a) => a.id === job.completedBy)?.n ?? job.completedBy}`);
+  lines.push('');
+  lines.push(job.attempts.length ? formatAttempts(job.attempts, job.completedBy) : '  no attempts yet');
+  return lines.join('\n');
+}
+
+export function formatAttempts(attempts: Attempt[], winner?: string | null): string {
+  return formatTable(
+    ['N', 'PROVIDER', 'STATE', 'ORIGIN', 'STARTED', 'FINISHED', 'NOTE'],
+    attempts.map((a) => [
+      a.n,
+      a.provider,
+      a.state,
+      a.origin,
+      shortTime(a.startedAt),
+      shortTime(a.finishedAt),
+      a.id === winner ? 'winner' : errorCode(a.error),
+    ]),
+  );
+}
+
+function attemptSummary(job: Job): string {
+  if (job.attempts.length === 0) return '0';
+  const states = job.attempts.map((a) => a.state);
+  return `${states.length} (${states.join(',')})`;
+}
+
+function errorCode(error: unknown): string {
+  if (error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'string') return (error as { code: string }).code;
+  return '';
+}
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}

@@ -1,0 +1,68 @@
+import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OWNER_A, OWNER_B, type TestApp, postJob, startTestApp } from '../helpers/startTestApp.js';
+import { runCli } from './runCli.js';
+
+let t: TestApp;
+let env: Record<string, string>;
+beforeAll(async () => {
+  t = await startTestApp();
+  env = { ONEJOB_URL: t.url, ONEJOB_TOKEN: OWNER_A.token };
+});
+afterAll(async () => t?.close());
+
+describe('onejob jobs', () => {
+  it('create twice with one --key prints one job id; the second run says replayed', async () => {
+    const first = await runCli(['jobs', 'create', 'charge', '{"amount":1999}', '--key', 'cli-double', '--json'], env);
+    expect(first.code).toBe(0);
+    const job = JSON.parse(first.stdout) as { id: string; state: string };
+    const second = await runCli(['jobs', 'create', 'charge', '{"amount":1999}', '--key', 'cli-double'], env);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain(`job ${job.id}`);
+    expect(second.stdout).toMatch(/replayed/);
+    const { rows } = await t.onejob.pool.query(`SELECT id FROM onejob.jobs WHERE idempotency_key = 'cli-double'`);
+    expect(rows).toEqual([{ id: job.id }]);
+  });
+
+  it('a reused key with another input exits 1 with the problem code on stderr', async () => {
+    await postJob(t, 'cli-scope', { operation: 'charge', input: { amount: 1 } });
+    const r = await runCli(['jobs', 'create', 'charge', '{"amount":2}', '--key', 'cli-scope'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/idempotency_key_reused \(409\)/);
+    expect(r.stdout).toBe('');
+  });
+
+  it('list shows a table by default and JSON with --json, filtered by key', async () => {
+    await postJob(t, 'cli-list', { operation: 'summarize', input: { text: 'hi' } });
+    const table = await runCli(['jobs', 'list', '--operation', 'summarize'], env);
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+OPERATION\s+STATE\s+ATTEMPTS\s+KEY\s+CREATED$/);
+    expect(table.stdout).toContain('cli-list');
+    const json = await runCli(['jobs', 'list', '--key', 'cli-list', '--json'], env);
+    const page = JSON.parse(json.stdout) as { items: { idempotencyKey: string }[]; nextCursor: null };
+    expect(page.items.map((j) => j.idempotencyKey)).toEqual(['cli-list']);
+  });
+
+  it('get and wait read the job; another owner gets job_not_found', async () => {
+    const created = (await (await postJob(t, 'cli-get', { operation: 'charge', input: { amount: 5 } })).json()) as { id: string };
+    const got = await runCli(['jobs', 'get', created.id], env);
+    expect(got.stdout).toMatch(new RegExp(`job ${created.id}[\\s\\S]*state\\s+queued`));
+    const waited = await runCli(['jobs', 'wait', created.id, '--timeout', '200', '--json'], env);
+    expect(JSON.parse(waited.stdout).id).toBe(created.id);
+    const other = await runCli(['jobs', 'get', created.id], { ...env, ONEJOB_TOKEN: OWNER_B.token });
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/job_not_found \(404\)/);
+  });
+
+  it('without ONEJOB_TOKEN the dev token file in .onejob/api-key is used', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'onejob-cli-'));
+    await mkdir(join(dir, '.onejob'));
+    await writeFile(join(dir, '.onejob', 'api-key'), `${OWNER_B.token}\n`);
+    const r = await runCli(['jobs', 'create', 'charge', '{"amount":8}', '--key', 'cli-devtoken', '--json'], { ONEJOB_URL: t.url }, dir);
+    expect(r.code).toBe(0);
+    const { rows } = await t.onejob.pool.query(`SELECT owner_id FROM onejob.jobs WHERE idempotency_key = 'cli-devtoken'`);
+    expect(rows).toEqual([{ owner_id: OWNER_B.owner }]);
+  });
+});
