@@ -1,0 +1,62 @@
+// A short run of the whole benchmark harness: it proves every scenario runs and reports
+// numbers. It never asserts that anything is fast (that is what `npm run bench` is for).
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_BENCH_OPTIONS } from '../../bench/benchOptions.js';
+import type { BenchRun } from '../../bench/benchResult.js';
+import { SCENARIO_IDS, runBench } from '../../bench/runBench.js';
+import { ADMIN_URL } from '../helpers/testDatabase.js';
+
+const dir = await mkdtemp(join(os.tmpdir(), 'onejob-bench-smoke-'));
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('bench harness', () => {
+  it('runs every scenario and reports throughput, latency, server RSS and target verdicts', async () => {
+    const out = join(dir, 'result.json');
+    const { run, table } = await runBench({
+      ...DEFAULT_BENCH_OPTIONS,
+      adminUrl: ADMIN_URL,
+      warmupMs: 300,
+      durationMs: 1_000,
+      concurrency: 4,
+      latencyConcurrency: 2,
+      stormSize: 4,
+      poolSize: 4,
+      claimConcurrency: 2,
+      workerConcurrency: 4,
+      queueJobs: 4_000,
+      logLevel: 'warn',
+      progress: false,
+      out,
+    });
+
+    expect(run.scenarios.map((s) => s.id)).toEqual(SCENARIO_IDS);
+    for (const s of run.scenarios) {
+      if (s.status === 'skipped') {
+        // Only the scenarios that wait for a role may be skipped, and they say why.
+        expect(['d', 'e']).toContain(s.id);
+        expect(s.note).toMatch(/not available/);
+        continue;
+      }
+      expect({ id: s.id, status: s.status, note: s.note }).toEqual({ id: s.id, status: 'ok', note: s.note });
+      expect(s.result!.ops, s.id).toBeGreaterThan(0);
+      expect(Number.isFinite(s.result!.throughput), s.id).toBe(true);
+    }
+    for (const id of ['a64', 'a16', 'b', 'c']) {
+      const s = run.scenarios.find((x) => x.id === id)!;
+      expect(s.serverRssMb, id).toBeGreaterThan(0);
+      expect(Number.isFinite(s.result!.p99Ms), id).toBe(true);
+    }
+    // The storm found exactly one job per key: the harness checks correctness as it measures.
+    expect(run.scenarios.find((x) => x.id === 'c')!.extra).toMatchObject({ stormViolations: 0 });
+    expect(run.targets.length).toBeGreaterThanOrEqual(8);
+    expect(run.targets.find((t) => t.id === 'create-vs-raw')!.pass).toBeTypeOf('boolean');
+
+    const written = JSON.parse(await readFile(out, 'utf8')) as BenchRun;
+    expect(written.scenarios).toHaveLength(SCENARIO_IDS.length);
+    expect(written.machine.nproc).toBeGreaterThan(0);
+    expect(table).toContain('| a64');
+  }, 180_000);
+});
