@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { type AttemptsHandle, createAttemptsHandle } from './attempts/attemptsHandle.js';
 import type { OnejobConfig } from './config/types.js';
 import { createPool, type Queryable } from './db/createPool.js';
 import { isOnejobError } from './errors/OnejobError.js';
@@ -12,6 +13,7 @@ import { type JobPage, type ListJobsQuery, listJobs } from './jobs/listJobs.js';
 import { createLogger } from './observability/createLogger.js';
 import { createMetrics, type Metrics } from './observability/createMetrics.js';
 import { OperationRegistry } from './operations/operationRegistry.js';
+import { type ProviderRegistry, createProviders } from './providers/createProviders.js';
 
 export interface OnejobOptions {
   /** Your pool (shared with your own queries), or a connection string for onejob to own one. */
@@ -46,6 +48,10 @@ export interface Onejob {
       options?: { batchSize?: number; maxJobs?: number },
     ): Promise<{ archived: number }>;
   };
+  /** The configured providers, built from config by kind. */
+  readonly providers: ProviderRegistry;
+  /** Start, abandon and cancel attempts; run a worker in this process. */
+  readonly attempts: AttemptsHandle;
   /** Functions run by close(), last registered first (worker, relay and listeners register here). */
   onClose(fn: () => Promise<void> | void): void;
   close(): Promise<void>;
@@ -103,6 +109,8 @@ export function createOnejob(options: OnejobOptions): Onejob {
       },
       archive: (finishedBefore, o) => archiveJobs(pool, finishedBefore, o),
     },
+    providers: createProviders(options.config),
+    attempts: createAttemptsHandle(() => onejob),
     onClose(fn) {
       closers.push(fn);
     },

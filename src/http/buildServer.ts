@@ -5,6 +5,7 @@ import type { Onejob } from '../createOnejob.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import type { ApiKeys } from './apiKeys.js';
 import { errorHandler } from './errorHandler.js';
+import { attemptsRoutes } from './routes/attemptsRoutes.js';
 import { healthRoutes } from './routes/healthRoutes.js';
 import { inboxRoutes } from './routes/inboxRoutes.js';
 import { jobsRoutes } from './routes/jobsRoutes.js';
@@ -102,6 +103,7 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
 
   await app.register(healthRoutes, { onejob });
   await app.register(jobsRoutes, { onejob });
+  await app.register(attemptsRoutes, { onejob });
   await app.register(inboxRoutes, { onejob });
   await app.register(ledgerRoutes, { onejob });
 

@@ -1,0 +1,80 @@
+import type { FastifyInstance } from 'fastify';
+import type { Onejob } from '../../createOnejob.js';
+import { problemResponse } from '../schemas.js';
+import { ownerOf } from '../requestContext.js';
+
+const jobId = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
+
+export async function attemptsRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
+  app.post<{ Params: { id: string }; Body: { provider?: string } | undefined }>(
+    '/v1/jobs/:id/attempts',
+    {
+      schema: {
+        summary: 'Start an attempt now (the fallback button)',
+        description:
+          'Refused while another attempt of an exclusive job is starting, running or unknown. The attempt is `starting` until a worker runs it.',
+        tags: ['attempts'],
+        params: jobId,
+        body: {
+          type: ['object', 'null'],
+          additionalProperties: false,
+          properties: { provider: { type: 'string', minLength: 1, maxLength: 64 } },
+        },
+        response: {
+          202: { description: 'The attempt, starting', $ref: 'Attempt#' },
+          404: problemResponse('No such job for this owner'),
+          409: problemResponse('attempt_in_flight, attempt_outcome_unknown, job_completed or max_attempts_reached'),
+          422: problemResponse('provider_unknown, or provider_not_verified for a fallback without a passing contract verification'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const attempt = await onejob.attempts.start(ownerOf(request), request.params.id, { provider: request.body?.provider });
+      reply.header('Location', `/v1/jobs/${request.params.id}`);
+      return reply.code(202).send(attempt);
+    },
+  );
+
+  app.post<{ Params: { id: string; n: number }; Body: { reason: string } }>(
+    '/v1/jobs/:id/attempts/:n/abandon',
+    {
+      schema: {
+        summary: 'Give up on a running or unknown attempt',
+        description:
+          'Bumps the job version so the attempt can never complete the job; its late result is discarded and recorded. The job then retries after a backoff, or fails if no attempts are left.',
+        tags: ['attempts'],
+        params: { type: 'object', required: ['id', 'n'], properties: { id: { type: 'string' }, n: { type: 'integer', minimum: 1 } } },
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['reason'],
+          properties: { reason: { type: 'string', minLength: 1, maxLength: 1000 } },
+        },
+        response: {
+          200: { description: 'The job after the abandon', $ref: 'Job#' },
+          404: problemResponse('No such job or attempt'),
+          409: problemResponse('attempt_not_abandonable'),
+        },
+      },
+    },
+    async (request) => onejob.attempts.abandon(ownerOf(request), request.params.id, request.params.n, request.body.reason),
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/v1/jobs/:id/cancel',
+    {
+      schema: {
+        summary: 'Cancel a job that has no outcome yet',
+        description: 'Live attempts are fenced out; what an in-flight provider call already did is not undone.',
+        tags: ['jobs'],
+        params: jobId,
+        response: {
+          200: { description: 'The job, cancelled', $ref: 'Job#' },
+          404: problemResponse('No such job for this owner'),
+          409: problemResponse('job_completed: the job already succeeded or failed'),
+        },
+      },
+    },
+    async (request) => onejob.attempts.cancel(ownerOf(request), request.params.id),
+  );
+}

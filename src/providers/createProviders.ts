@@ -1,0 +1,43 @@
+// Builds the configured providers. One factory per `kind`; adding a kind is one entry.
+import type { OnejobConfig, ProviderConfig } from '../config/types.js';
+import { createHttpProvider } from './httpProvider.js';
+import { createSimulatedProvider } from './simulatedProvider.js';
+import type { Provider } from './types.js';
+
+export type ProviderFactory = (name: string, config: ProviderConfig, env: NodeJS.ProcessEnv) => Provider;
+
+export const providerFactories = new Map<string, ProviderFactory>([
+  ['http', (name, config) => createHttpProvider(name, config as Extract<ProviderConfig, { kind: 'http' }>)],
+  ['simulated', (name, config) => createSimulatedProvider(name, config as Extract<ProviderConfig, { kind: 'simulated' }>)],
+]);
+
+/** The providers of one configuration, by name. */
+export class ProviderRegistry {
+  private readonly byName = new Map<string, Provider>();
+
+  constructor(config: OnejobConfig, env: NodeJS.ProcessEnv = process.env) {
+    for (const [name, provider] of Object.entries(config.providers)) {
+      const factory = providerFactories.get(provider.kind);
+      // A kind without a factory stays absent; the worker fails its attempts with a clear error.
+      if (factory) this.byName.set(name, factory(name, provider, env));
+    }
+  }
+
+  /** The provider `name`, or undefined when it is not configured or its kind has no factory. */
+  get(name: string): Provider | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Replaces or adds a provider (tests and library users with their own adapters). */
+  set(provider: Provider): void {
+    this.byName.set(provider.name, provider);
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()];
+  }
+}
+
+export function createProviders(config: OnejobConfig, env: NodeJS.ProcessEnv = process.env): ProviderRegistry {
+  return new ProviderRegistry(config, env);
+}
