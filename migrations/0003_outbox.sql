@@ -39,7 +39,7 @@ CREATE TABLE onejob.outbox_deliveries (
 -- answers "is an earlier event of this subject still pending?".
 CREATE INDEX outbox_deliveries_pending ON onejob.outbox_deliveries (publisher, seq) WHERE state = 'pending';
 CREATE INDEX outbox_deliveries_pending_subject ON onejob.outbox_deliveries (publisher, subject, seq) WHERE state = 'pending';
-CREATE INDEX outbox_deliveries_dead ON onejob.outbox_deliveries (dead_at DESC, event_id, publisher) WHERE state = 'dead';
+CREATE INDEX outbox_deliveries_dead ON onejob.outbox_deliveries (dead_at DESC, event_id DESC, publisher DESC) WHERE state = 'dead';
 -- Retention cleanup deletes old outbox rows in creation order.
 CREATE INDEX outbox_created ON onejob.outbox (created_at);
 

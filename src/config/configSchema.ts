@@ -126,6 +126,59 @@ export const operationSchema = {
   },
 };
 
+// Options every publisher may override; the same keys under `outbox` set the defaults.
+const publisherRetry = {
+  maxDeliveries: { type: 'integer', minimum: 1 },
+  retryBaseMs: { type: 'integer', minimum: 1 },
+  retryMaxMs: { type: 'integer', minimum: 1 },
+};
+
+const publisher = (kind: string, required: string[], extra: Record<string, unknown>) => ({
+  type: 'object',
+  additionalProperties: false,
+  required: ['kind', ...required],
+  properties: {
+    kind: { const: kind },
+    name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' },
+    ...publisherRetry,
+    ...extra,
+  },
+});
+
+const brokerLimits = {
+  timeoutMs: { type: 'integer', minimum: 1 },
+  concurrency: { type: 'integer', minimum: 1, maximum: 10_000 },
+};
+
+export const publisherSchema = {
+  type: 'object',
+  required: ['kind'],
+  discriminator: { propertyName: 'kind' },
+  oneOf: [
+    publisher('nats', ['url'], {
+      url: { type: 'string', pattern: '^(nats|tls|ws|wss)://' },
+      stream: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,255}$' },
+      subjectPrefix: { type: 'string', pattern: '^([A-Za-z0-9_-]+\\.)*$' },
+      subjects: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+      duplicateWindowMs: { type: 'integer', minimum: 1 },
+      ...brokerLimits,
+    }),
+    publisher('rabbitmq', ['url'], {
+      url: { type: 'string', pattern: '^amqps?://' },
+      exchange: { type: 'string', minLength: 1 },
+      exchangeType: { enum: ['topic', 'direct', 'fanout', 'headers'] },
+      ...brokerLimits,
+    }),
+    publisher('webhook', ['url', 'secretEnv'], {
+      url,
+      secretEnv: envName,
+      headers: { type: 'object', additionalProperties: { type: 'string' } },
+      ...brokerLimits,
+    }),
+    publisher('log', [], {}),
+  ],
+};
+
 export const configSchema = {
   type: 'object',
   additionalProperties: false,
@@ -146,18 +199,12 @@ export const configSchema = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        publishers: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['kind'],
-            properties: { kind: { enum: ['nats', 'rabbitmq', 'webhook', 'log'] }, name: { type: 'string' } },
-          },
-        },
-        maxDeliveries: { type: 'integer', minimum: 1 },
+        publishers: { type: 'array', items: publisherSchema },
+        ...publisherRetry,
         retentionHours: { type: 'number', minimum: 0 },
-        batchSize: { type: 'integer', minimum: 1 },
+        batchSize: { type: 'integer', minimum: 1, maximum: 10_000 },
         pollMs: { type: 'integer', minimum: 10 },
+        cleanupIntervalMs: { type: 'integer', minimum: 1000 },
       },
     },
     inbox: {

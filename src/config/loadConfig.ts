@@ -26,10 +26,10 @@ function describe(error: ErrorObject): { path: string; message: string } {
     };
   }
   if (error.keyword === 'discriminator') {
-    return {
-      path: `${error.instancePath}/kind`,
-      message: 'must be one of http, openai-compatible, anthropic, simulated',
-    };
+    const kinds = error.instancePath.startsWith('/outbox/publishers/')
+      ? 'nats, rabbitmq, webhook, log'
+      : 'http, openai-compatible, anthropic, simulated';
+    return { path: `${error.instancePath}/kind`, message: `must be one of ${kinds}` };
   }
   if (error.keyword === 'required') {
     return { path: `${error.instancePath}/${String(params.missingProperty)}`, message: 'is required' };
@@ -104,6 +104,25 @@ export function validateConfig(
       }
     }
   }
+  const publisherNames = new Set<string>();
+  (config.outbox?.publishers ?? []).forEach((publisher, i) => {
+    const name = publisher.name ?? publisher.kind;
+    if (publisherNames.has(name)) {
+      throw new ConfigError(
+        `/outbox/publishers/${i}/name`,
+        `"${name}" is already used by another publisher; give each one its own name`,
+        source,
+      );
+    }
+    publisherNames.add(name);
+    if (publisher.kind === 'webhook' && !env[publisher.secretEnv]) {
+      throw new ConfigError(
+        `/outbox/publishers/${i}/secretEnv`,
+        `names environment variable ${publisher.secretEnv}, which is not set`,
+        source,
+      );
+    }
+  });
   for (const [name, src] of Object.entries(config.inbox?.sources ?? {})) {
     if (!config.operations[src.operation]) {
       throw new ConfigError(

@@ -82,10 +82,61 @@ export interface OperationConfig {
   contract?: { fixtures?: { input: Record<string, unknown> }[]; temperature?: number };
 }
 
-export interface PublisherConfig {
-  kind: 'nats' | 'rabbitmq' | 'webhook' | 'log';
+/** Retry options of the outbox; a publisher may override each of them. */
+export interface PublisherRetryConfig {
+  /** Refused tries before the event becomes a dead letter for this publisher. */
+  maxDeliveries?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+}
+
+interface PublisherBase extends PublisherRetryConfig {
+  /** Unique among publishers; defaults to the kind. Delivery progress is tracked under it. */
   name?: string;
-  [option: string]: unknown;
+}
+
+export interface NatsPublisherConfig extends PublisherBase {
+  kind: 'nats';
+  url: string;
+  stream?: string;
+  subjectPrefix?: string;
+  subjects?: string[];
+  duplicateWindowMs?: number;
+  timeoutMs?: number;
+  concurrency?: number;
+}
+
+export interface RabbitPublisherConfig extends PublisherBase {
+  kind: 'rabbitmq';
+  url: string;
+  exchange?: string;
+  exchangeType?: 'topic' | 'direct' | 'fanout' | 'headers';
+  timeoutMs?: number;
+  concurrency?: number;
+}
+
+export interface WebhookPublisherConfig extends PublisherBase {
+  kind: 'webhook';
+  url: string;
+  secretEnv: string;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  concurrency?: number;
+}
+
+export interface LogPublisherConfig extends PublisherBase {
+  kind: 'log';
+}
+
+export type PublisherConfig = NatsPublisherConfig | RabbitPublisherConfig | WebhookPublisherConfig | LogPublisherConfig;
+
+export interface OutboxConfig extends PublisherRetryConfig {
+  publishers?: PublisherConfig[];
+  /** Hours a fully published event is kept before cleanup. */
+  retentionHours?: number;
+  batchSize?: number;
+  pollMs?: number;
+  cleanupIntervalMs?: number;
 }
 
 export interface InboxSourceConfig {
@@ -100,7 +151,7 @@ export interface InboxSourceConfig {
 export interface OnejobConfig {
   providers: Record<string, ProviderConfig>;
   operations: Record<string, OperationConfig>;
-  outbox?: { publishers?: PublisherConfig[]; [option: string]: unknown };
+  outbox?: OutboxConfig;
   inbox?: { sources?: Record<string, InboxSourceConfig> };
   worker?: { concurrency?: number; leaseMs?: number; pollMs?: number; [option: string]: unknown };
 }

@@ -18,6 +18,8 @@ export const APPEND_ONLY = 'OJ002';
 export const ILLEGAL_TRANSITION = 'OJ003';
 /** Statement cancelled by statement_timeout or pg_cancel_backend. */
 export const QUERY_CANCELED = '57014';
+/** A transaction-only command (SAVEPOINT) ran outside a transaction block. */
+export const NO_ACTIVE_SQL_TRANSACTION = '25P01';
 
 /** Classes and codes that mean "the server is not there right now", not "your query is wrong". */
 const UNAVAILABLE_CODES = new Set([

@@ -1,0 +1,68 @@
+import type pg from 'pg';
+import type { CloudEvent } from '../events/cloudEvent.js';
+import type { OutboxEvent } from './publisher.js';
+
+/** A claimed delivery: the event and how often this publisher has failed it so far. */
+export interface ClaimedDelivery extends OutboxEvent {
+  attempts: number;
+}
+
+// Heads: the earliest pending delivery of each subject that is due. An earlier pending
+// delivery of the same subject (even one another relay holds) keeps a row out, which is
+// what keeps one job's events in order. SKIP LOCKED lets several relays split the work.
+// Nothing here remembers a position: a row whose transaction commits late is pending
+// like any other and is found on the next pass, however many later rows went before it.
+const HEADS_SQL = `
+SELECT d.subject FROM onejob.outbox_deliveries d
+WHERE d.publisher = $1 AND d.state = 'pending' AND d.next_attempt_at <= now()
+  AND NOT EXISTS (
+    SELECT 1 FROM onejob.outbox_deliveries e
+    WHERE e.publisher = d.publisher AND e.subject = d.subject AND e.state = 'pending' AND e.seq < d.seq)
+ORDER BY d.seq
+LIMIT $2
+FOR UPDATE OF d SKIP LOCKED`;
+
+// With the heads held, the pending rows that follow them in their subjects can go in the
+// same batch. A global seq order with a LIMIT keeps each subject's rows a prefix.
+const RUNS_SQL = `
+SELECT d.event_id AS id, d.seq::text AS seq, d.subject, d.attempts, d.next_attempt_at <= now() AS due, o.type, o.event
+FROM onejob.outbox_deliveries d JOIN onejob.outbox o ON o.id = d.event_id
+WHERE d.publisher = $1 AND d.subject = ANY($2::text[]) AND d.state = 'pending'
+ORDER BY d.seq
+LIMIT $3
+FOR UPDATE OF d`;
+
+interface RunRow {
+  id: string;
+  seq: string;
+  subject: string;
+  attempts: number;
+  due: boolean;
+  type: string;
+  event: CloudEvent;
+}
+
+/**
+ * Claims up to `limit` deliveries of `publisher` inside the caller's transaction, grouped
+ * by subject in publish order. The row locks last until the transaction ends, so the
+ * claim dies with the relay's connection if the relay dies.
+ */
+export async function claimOutboxBatch(tx: pg.PoolClient, publisher: string, limit: number): Promise<ClaimedDelivery[][]> {
+  const { rows: heads } = await tx.query<{ subject: string }>(HEADS_SQL, [publisher, limit]);
+  if (heads.length === 0) return [];
+  const { rows } = await tx.query<RunRow>(RUNS_SQL, [publisher, heads.map((h) => h.subject), limit]);
+  const bySubject = new Map<string, ClaimedDelivery[]>();
+  const stopped = new Set<string>();
+  for (const row of rows) {
+    if (stopped.has(row.subject)) continue;
+    // A row waiting for its retry time holds back the rest of its subject.
+    if (!row.due) {
+      stopped.add(row.subject);
+      continue;
+    }
+    const run = bySubject.get(row.subject) ?? [];
+    run.push({ id: row.id, seq: row.seq, subject: row.subject, type: row.type, event: row.event, attempts: row.attempts });
+    bySubject.set(row.subject, run);
+  }
+  return [...bySubject.values()];
+}

@@ -1,0 +1,62 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { Queryable } from '../db/createPool.js';
+import { type CloudEvent, EVENT_SOURCE } from '../events/cloudEvent.js';
+import { UUID } from './uuidPattern.js';
+
+export interface PublishEventInput {
+  /** CloudEvent type, for example `shop.order.paid`. NATS uses it as the subject, RabbitMQ as the routing key. */
+  type: string;
+  /** What the event is about (for example an order id); events of one subject are published in order. */
+  subject: string;
+  data?: Record<string, unknown>;
+  /** Your own id (a UUID) to make the write idempotent; a new UUIDv7 otherwise. */
+  id?: string;
+  source?: string;
+  time?: Date;
+  /** W3C traceparent of the work that caused the event. */
+  traceparent?: string | null;
+}
+
+export interface PublishEventResult {
+  event: CloudEvent;
+  /** False when `id` was already in the outbox: nothing new was written and `event` is the stored one. */
+  inserted: boolean;
+}
+
+const INSERT_SQL = `
+INSERT INTO onejob.outbox (id, subject, type, event) VALUES ($1, $2, $3, $4::jsonb)
+ON CONFLICT (id) DO NOTHING
+RETURNING id`;
+
+const READ_SQL = `SELECT event FROM onejob.outbox WHERE id = $1`;
+
+/**
+ * Writes your own event into the outbox with your `pg` client: pass the client of your
+ * open transaction and the event commits or rolls back with your rows. The relay then
+ * publishes it like onejob's own events.
+ */
+export async function publishEvent(db: Queryable, input: PublishEventInput): Promise<PublishEventResult> {
+  if (typeof input.type !== 'string' || input.type.length === 0 || input.type.length > 255) {
+    throw new TypeError('publishEvent: type must be a string of 1 to 255 characters');
+  }
+  if (typeof input.subject !== 'string' || input.subject.length === 0) {
+    throw new TypeError('publishEvent: subject must be a non-empty string');
+  }
+  if (input.id !== undefined && !UUID.test(input.id)) throw new TypeError('publishEvent: id must be a UUID');
+  const id = input.id ?? uuidv7();
+  const event: CloudEvent = {
+    specversion: '1.0',
+    id,
+    source: input.source ?? EVENT_SOURCE,
+    type: input.type,
+    subject: input.subject,
+    time: (input.time ?? new Date()).toISOString(),
+    datacontenttype: 'application/json',
+    data: input.data ?? {},
+  };
+  if (input.traceparent) event.traceparent = input.traceparent;
+  const { rowCount } = await db.query(INSERT_SQL, [id, input.subject, input.type, event]);
+  if (rowCount) return { event, inserted: true };
+  const { rows } = await db.query<{ event: CloudEvent }>(READ_SQL, [id]);
+  return { event: rows[0]?.event ?? event, inserted: false };
+}

@@ -1,0 +1,59 @@
+import { Webhook } from 'standardwebhooks';
+import { type Publisher, PublishError } from '../publisher.js';
+
+export interface WebhookPublisherOptions {
+  name?: string;
+  url: string;
+  /** The signing secret (Standard Webhooks: base64, optionally prefixed `whsec_`). */
+  secret: string;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  concurrency?: number;
+}
+
+/** Network errors that prove the endpoint was not reached: nothing about the event. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * POSTs each event (CloudEvent JSON) signed per Standard Webhooks: `webhook-id` = event
+ * id (the same on every retry, so the receiver can dedupe), `webhook-timestamp`,
+ * `webhook-signature`. A 2xx response is success; any other answer counts as a failed
+ * try and is retried with backoff until the endpoint takes it or it becomes a dead letter.
+ */
+export function webhookPublisher(options: WebhookPublisherOptions): Publisher {
+  const signer = new Webhook(options.secret);
+  const timeout = options.timeoutMs ?? 10_000;
+  return {
+    name: options.name ?? 'webhook',
+    kind: 'webhook',
+    concurrency: options.concurrency ?? 16,
+    async publish(e) {
+      const body = JSON.stringify(e.event);
+      const now = new Date();
+      const headers: Record<string, string> = {
+        ...options.headers,
+        'content-type': 'application/json',
+        'user-agent': 'onejob-relay',
+        'webhook-id': e.id,
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': signer.sign(e.id, now, body),
+      };
+      let response: Response;
+      try {
+        response = await fetch(options.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeout) });
+      } catch (error) {
+        const code = ((error as { cause?: { code?: string } }).cause ?? {}).code;
+        if (code && UNREACHABLE.has(code)) {
+          throw new PublishError(`webhook endpoint ${options.url} is unreachable (${code})`, { unavailable: true, cause: error });
+        }
+        // Timeouts and resets after sending: the endpoint may be struggling with this
+        // event, so the try counts.
+        throw new PublishError(`webhook delivery failed: ${(error as Error).message}`, { unavailable: false, cause: error });
+      }
+      await response.body?.cancel().catch(() => undefined);
+      if (response.status >= 200 && response.status < 300) return {};
+      throw new PublishError(`webhook endpoint answered ${response.status}`, { unavailable: false });
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,200 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type pg from 'pg';
+import type { PublisherConfig } from '../config/types.js';
+import type { Onejob } from '../createOnejob.js';
+import { cleanupOutbox } from './cleanupOutbox.js';
+import { outboxBacklog } from './outboxBacklog.js';
+import { type OutboxSettings, type RetryPolicy, outboxSettings, retryPolicy } from './outboxSettings.js';
+import type { Publisher } from './publisher.js';
+import { createPublishers } from './publishers/createPublishers.js';
+import { registerPublishers } from './registerPublishers.js';
+import { relayBatch } from './relayBatch.js';
+
+/** Channel the outbox trigger notifies on commit (migrations/0003_outbox.sql). */
+export const OUTBOX_CHANNEL = 'onejob_outbox';
+
+const METRICS_INTERVAL_MS = 2_000;
+// A broker that cannot be reached is retried from 100 ms up to this, doubling.
+const UNAVAILABLE_MAX_MS = 5_000;
+
+export interface RelayOptions {
+  /** Publishers to run instead of the ones in `config.outbox.publishers`. */
+  publishers?: Publisher[];
+  /** Overrides of the outbox settings from the config. */
+  settings?: Partial<OutboxSettings>;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface RelayStats {
+  published: number;
+  duplicates: number;
+  refused: number;
+  dead: number;
+}
+
+export interface Relay {
+  readonly publishers: readonly Publisher[];
+  /** Counters per publisher name, for this relay only. */
+  readonly stats: ReadonlyMap<string, RelayStats>;
+  stop(): Promise<void>;
+}
+
+/** Wakes a sleeping loop early; a wake that arrives while the loop is busy is kept. */
+class Wakeup {
+  private pending = false;
+  private resolve: (() => void) | undefined;
+  signal() {
+    this.pending = true;
+    this.resolve?.();
+  }
+  async wait(ms: number) {
+    if (!this.pending) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        this.resolve = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.resolve = undefined;
+    }
+    this.pending = false;
+  }
+}
+
+/**
+ * The relay role: publishes outbox events to every configured publisher. Each publisher
+ * has its own loop, woken by LISTEN/NOTIFY when events commit and by a poll as a
+ * fallback (a lost notification, a retry coming due). Any number of relays may run
+ * against one database; they share the work through row locks.
+ */
+export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Promise<Relay> {
+  const { pool, logger, metrics, config } = onejob;
+  const log = logger.child({ role: 'relay' });
+  const settings = { ...outboxSettings(config.outbox), ...options.settings };
+  const publishers = options.publishers ?? createPublishers(config.outbox?.publishers, options.env);
+  const own = new Map<string, PublisherConfig>((config.outbox?.publishers ?? []).map((c) => [c.name ?? c.kind, c]));
+  const stats = new Map<string, RelayStats>(publishers.map((p) => [p.name, { published: 0, duplicates: 0, refused: 0, dead: 0 }]));
+  const wakeups = new Map(publishers.map((p) => [p.name, new Wakeup()]));
+  const stopping = new AbortController();
+  const wakeAll = () => {
+    for (const w of wakeups.values()) w.signal();
+  };
+
+  await registerPublishers(pool, publishers);
+
+  // LISTEN on a client of its own, taken again if the connection drops; meanwhile the
+  // poll keeps the loops going.
+  let listener: pg.PoolClient | undefined;
+  const listen = async (): Promise<void> => {
+    while (!stopping.signal.aborted) {
+      try {
+        const client = await pool.connect();
+        client.on('notification', wakeAll);
+        client.on('error', (error) => {
+          log.warn({ err: error }, 'outbox listener connection lost');
+          if (listener === client) listener = undefined;
+          client.release(error);
+          if (!stopping.signal.aborted) void sleep(settings.pollMs).then(listen, () => undefined);
+        });
+        await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+        listener = client;
+        wakeAll();
+        return;
+      } catch (error) {
+        log.warn({ err: error }, 'outbox listener cannot connect; polling meanwhile');
+        await sleep(settings.pollMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+      }
+    }
+  };
+  await listen();
+
+  const runPublisher = async (publisher: Publisher, policy: RetryPolicy) => {
+    const wakeup = wakeups.get(publisher.name) as Wakeup;
+    const counters = stats.get(publisher.name) as RelayStats;
+    let backoff = 0;
+    while (!stopping.signal.aborted) {
+      let claimed = 0;
+      try {
+        const r = await relayBatch(pool, publisher, policy, settings.batchSize);
+        claimed = r.claimed;
+        counters.published += r.published;
+        counters.duplicates += r.duplicates.length;
+        counters.refused += r.refused;
+        counters.dead += r.dead.length;
+        for (const eventId of r.duplicates) {
+          log.info({ publisher: publisher.name, eventId, duplicate: true }, 'broker already had this event (duplicate by id)');
+        }
+        for (const d of r.dead) {
+          log.error({ publisher: publisher.name, eventId: d.eventId, attempts: d.attempts }, 'outbox event became a dead letter');
+        }
+        if (r.unavailable) {
+          backoff = Math.min(Math.max(backoff * 2, 100), UNAVAILABLE_MAX_MS);
+          log.warn({ publisher: publisher.name, err: r.unavailable, retryInMs: backoff }, 'publisher unavailable; backing off');
+          await sleep(backoff, undefined, { signal: stopping.signal }).catch(() => undefined);
+          continue;
+        }
+        backoff = 0;
+      } catch (error) {
+        log.error({ err: error, publisher: publisher.name }, 'outbox relay pass failed');
+        await sleep(settings.pollMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+        continue;
+      }
+      // A pass that found work looks again at once; an empty one sleeps until woken.
+      if (claimed === 0) await wakeup.wait(settings.pollMs);
+    }
+  };
+  const loops = publishers.map((p) => runPublisher(p, retryPolicy(settings, own.get(p.name))));
+
+  const refreshMetrics = async () => {
+    try {
+      const names = new Set(publishers.map((p) => p.name));
+      for (const b of await outboxBacklog(pool)) {
+        if (!names.has(b.publisher)) continue;
+        metrics.outboxBacklog.set({ publisher: b.publisher }, b.pending);
+        metrics.outboxOldestAge.set({ publisher: b.publisher }, b.oldestAgeSeconds);
+      }
+    } catch (error) {
+      log.warn({ err: error }, 'outbox backlog query failed');
+    }
+  };
+  const cleanup = async () => {
+    try {
+      const deleted = await cleanupOutbox(pool, settings.retentionHours);
+      if (deleted > 0) log.info({ deleted, retentionHours: settings.retentionHours }, 'published outbox events cleaned up');
+    } catch (error) {
+      log.warn({ err: error }, 'outbox cleanup failed');
+    }
+  };
+  await refreshMetrics();
+  const metricsTimer = setInterval(refreshMetrics, METRICS_INTERVAL_MS);
+  const cleanupTimer = setInterval(cleanup, settings.cleanupIntervalMs);
+  metricsTimer.unref();
+  cleanupTimer.unref();
+  void cleanup();
+
+  log.info({ publishers: publishers.map((p) => ({ name: p.name, kind: p.kind })) }, 'outbox relay started');
+
+  let stopped: Promise<void> | undefined;
+  return {
+    publishers,
+    stats,
+    stop: () => {
+      stopped ??= (async () => {
+        stopping.abort();
+        wakeAll();
+        clearInterval(metricsTimer);
+        clearInterval(cleanupTimer);
+        await Promise.all(loops);
+        for (const p of publishers) await p.close().catch(() => undefined);
+        const client = listener;
+        listener = undefined;
+        if (client) {
+          await client.query(`UNLISTEN ${OUTBOX_CHANNEL}`).catch(() => undefined);
+          client.release();
+        }
+      })();
+      return stopped;
+    },
+  };
+}
