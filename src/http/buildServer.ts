@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import type { Onejob } from '../createOnejob.js';
+import { dashboardRoutes } from '../dashboard/dashboardRoutes.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import type { ApiKeys } from './apiKeys.js';
 import { errorHandler } from './errorHandler.js';
@@ -106,6 +107,7 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   await app.register(attemptsRoutes, { onejob });
   await app.register(inboxRoutes, { onejob });
   await app.register(ledgerRoutes, { onejob });
+  await app.register(dashboardRoutes, { onejob });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import type { Onejob } from '../createOnejob.js';
+import { jobEventsRoutes } from '../http/routes/jobEventsRoutes.js';
+import { loadDashboardAssets } from './dashboardAssets.js';
+import { dashboardDataRoutes } from './dashboardDataRoutes.js';
+
+// The page holds no data and no secret: it asks for the token and calls the JSON API with
+// it. `/` and `/ui/*` need no bearer token for that reason.
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-cache',
+};
+
+/** The web dashboard at `/`, its assets under `/ui/`, and the read-only routes it needs. */
+export async function dashboardRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
+  const assets = loadDashboardAssets();
+  const send = (name: string) => {
+    const asset = assets.get(name);
+    if (!asset) throw new Error(`missing dashboard asset ${name}`);
+    return asset;
+  };
+
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => {
+    const page = send('index.html');
+    return reply.headers(SECURITY_HEADERS).type(page.type).send(page.body);
+  });
+
+  app.get<{ Params: { file: string } }>('/ui/:file', { schema: { hide: true } }, async (request, reply) => {
+    const asset = request.params.file === 'index.html' ? undefined : assets.get(request.params.file);
+    if (!asset) return reply.callNotFound();
+    return reply.headers(SECURITY_HEADERS).type(asset.type).send(asset.body);
+  });
+
+  await app.register(jobEventsRoutes, { onejob });
+  await app.register(dashboardDataRoutes, { onejob });
+}
