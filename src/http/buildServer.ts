@@ -5,12 +5,14 @@ import type { Onejob } from '../createOnejob.js';
 import { dashboardRoutes } from '../dashboard/dashboardRoutes.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import type { ApiKeys } from './apiKeys.js';
+import { isAdminToken } from './adminToken.js';
 import { errorHandler } from './errorHandler.js';
 import { attemptsRoutes } from './routes/attemptsRoutes.js';
 import { healthRoutes } from './routes/healthRoutes.js';
 import { inboxRoutes } from './routes/inboxRoutes.js';
 import { jobsRoutes } from './routes/jobsRoutes.js';
 import { ledgerRoutes } from './routes/ledgerRoutes.js';
+import { providersRoutes } from './routes/providersRoutes.js';
 import { attemptSchema, jobSchema, problemSchema } from './schemas.js';
 import { sendProblem } from './sendProblem.js';
 
@@ -78,6 +80,11 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
       return;
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+    if (request.routeOptions.config?.admin) {
+      if (isAdminToken(match?.[1], options.adminToken)) return;
+      const why = options.adminToken ? 'Send Authorization: Bearer <ONEJOB_ADMIN_TOKEN>.' : 'ONEJOB_ADMIN_TOKEN is not set, so operator endpoints are closed.';
+      return sendProblem(reply, new OnejobError('admin_token_required', why));
+    }
     const owner = match?.[1] ? options.apiKeys.ownerOf(match[1]) : undefined;
     if (!owner) {
       return sendProblem(
@@ -107,6 +114,7 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   await app.register(attemptsRoutes, { onejob });
   await app.register(inboxRoutes, { onejob });
   await app.register(ledgerRoutes, { onejob });
+  await app.register(providersRoutes, { onejob });
   await app.register(dashboardRoutes, { onejob });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -1,6 +1,8 @@
 // Builds the configured providers. One factory per `kind`; adding a kind is one entry.
 import type { OnejobConfig, ProviderConfig } from '../config/types.js';
+import { createAnthropicProvider } from './anthropicProvider.js';
 import { createHttpProvider } from './httpProvider.js';
+import { createOpenAiProvider } from './openaiProvider.js';
 import { createSimulatedProvider } from './simulatedProvider.js';
 import type { Provider } from './types.js';
 
@@ -9,6 +11,8 @@ export type ProviderFactory = (name: string, config: ProviderConfig, env: NodeJS
 export const providerFactories = new Map<string, ProviderFactory>([
   ['http', (name, config) => createHttpProvider(name, config as Extract<ProviderConfig, { kind: 'http' }>)],
   ['simulated', (name, config) => createSimulatedProvider(name, config as Extract<ProviderConfig, { kind: 'simulated' }>)],
+  ['openai-compatible', (name, config, env) => createOpenAiProvider(name, config as Extract<ProviderConfig, { kind: 'openai-compatible' }>, env)],
+  ['anthropic', (name, config, env) => createAnthropicProvider(name, config as Extract<ProviderConfig, { kind: 'anthropic' }>, env)],
 ]);
 
 /** The providers of one configuration, by name. */

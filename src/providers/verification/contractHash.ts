@@ -1,0 +1,34 @@
+// What a verification proves is tied to one contract: the prompt template, the output
+// schema, the business rules and the model behind the provider. Change any of them and
+// the hash changes, so earlier verifications no longer count.
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import type { OperationConfig, ProviderConfig } from '../../config/types.js';
+
+export interface ContractParts {
+  prompt: OperationConfig['prompt'] | null;
+  outputSchema: OperationConfig['outputSchema'] | null;
+  rules: unknown[];
+  /** The model for LLM providers; the URL for http providers; null for simulated ones. */
+  model: string | null;
+}
+
+export function modelOf(provider: ProviderConfig): string | null {
+  if (provider.kind === 'openai-compatible' || provider.kind === 'anthropic') return provider.model;
+  if (provider.kind === 'http') return provider.url;
+  return null;
+}
+
+export function contractParts(operation: OperationConfig, provider: ProviderConfig): ContractParts {
+  return {
+    prompt: operation.prompt ?? null,
+    outputSchema: operation.outputSchema ?? null,
+    rules: operation.rules ?? [],
+    model: modelOf(provider),
+  };
+}
+
+export function contractHash(operation: OperationConfig, provider: ProviderConfig): string {
+  const canonical = (canonicalize as unknown as (v: unknown) => string)(contractParts(operation, provider));
+  return createHash('sha256').update(canonical).digest('hex');
+}
