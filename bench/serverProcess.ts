@@ -59,7 +59,9 @@ export async function startServer(o: StartServerOptions): Promise<ServerProcess>
   // The log goes to a file, as in production: writing it is part of the server's cost,
   // and a pipe back to the harness would charge reading it to the harness.
   const log = openSync(o.logFile, 'a');
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--role', o.roles, '--config', configPath], {
+  // For profiling the server alone, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', MAIN, 'serve', '--role', o.roles, '--config', configPath], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -79,7 +81,7 @@ export async function startServer(o: StartServerOptions): Promise<ServerProcess>
   const deadline = Date.now() + 60_000;
   const ready = o.roles.split(',').includes('api') ? `${url}/healthz` : undefined;
   for (;;) {
-    if (exited) throw new Error(`onejob serve exited during start; see ${o.logFile}`);
+    if (exited) throw new Error(`onejob serve exited during start:\n${readFileSync(o.logFile, 'utf8').slice(-2000)}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`onejob serve did not start within 60 s; see ${o.logFile}`);

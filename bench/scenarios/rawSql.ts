@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { fingerprint } from '../../src/jobs/fingerprint.js';
-import { CREATE_SQL } from '../../src/jobs/createJob.js';
+import { CREATE_SQL, CREATE_STATEMENT } from '../../src/jobs/createJob.js';
 import { JOB_COLUMNS } from '../../src/jobs/jobView.js';
 import { type LoadResult, measureLoad } from '../measureLoad.js';
 import type { Progress } from '../progress.js';
@@ -50,9 +50,12 @@ export function rawCreate(r: RawRun, keyPrefix: string): Promise<LoadResult> {
         const eventId = uuidv7();
         const key = `${keyPrefix}${seq}`;
         const data = `{"jobId":"${id}","operation":"noop","idempotencyKey":"${key}","state":"queued","version":1}`;
-        const { rows } = await pool.query(CREATE_SQL, [
-          id, BENCH_OWNER, key, PRINT, 'noop', INPUT, trace(), eventId, data, eventJson(eventId, id, 'onejob.job.created', data),
-        ]);
+        // The same named prepared statement createJob sends.
+        const { rows } = await pool.query({
+          name: CREATE_STATEMENT,
+          text: CREATE_SQL,
+          values: [id, BENCH_OWNER, key, PRINT, 'noop', INPUT, trace(), eventId, data, eventJson(eventId, id, 'onejob.job.created', data)],
+        });
         if (rows.length !== 1) throw new Error('raw create returned no row');
       },
     }),

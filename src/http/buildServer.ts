@@ -31,6 +31,10 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   const app = Fastify({
     loggerInstance: onejob.logger as unknown as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
+    // Fastify's own request logging writes two lines per request (incoming, completed),
+    // serialising the request each time: a third of the server's CPU at info level under
+    // load. The onResponse hook below writes one shorter line instead.
+    disableRequestLogging: true,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : uuidv7();
@@ -106,6 +110,10 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
         status_code: String(reply.statusCode),
       },
       reply.elapsedTime / 1000,
+    );
+    request.log.info(
+      { ...request.logFields, method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request completed',
     );
   });
 

@@ -5,6 +5,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the auth hook from the bearer token; never from the body. */
     ownerId?: string;
+    /** Fields a route adds to the one log line written per request (in onResponse). */
+    logFields?: Record<string, unknown>;
   }
 }
 

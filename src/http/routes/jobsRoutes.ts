@@ -57,10 +57,8 @@ export async function jobsRoutes(app: FastifyInstance, { onejob }: { onejob: One
         input: request.body.input,
         traceparent: traceparentOf(request),
       });
-      request.log.info(
-        { jobId: job.id, idempotencyKey, replayed, operation: job.operation },
-        replayed ? 'job replayed' : 'job created',
-      );
+      // Logged with the request's line in onResponse: one line per request, not two.
+      request.logFields = { jobId: job.id, idempotencyKey, replayed, operation: job.operation };
       await failpoint('api.after_commit');
       reply.header('Location', `/v1/jobs/${job.id}`);
       if (replayed) reply.header('Idempotent-Replayed', 'true');
