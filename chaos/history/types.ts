@@ -102,6 +102,8 @@ export interface SnapshotJob {
   state: string;
   completedBy: string | null;
   version: number;
+  /** When the job reached a final state, for throughput figures. */
+  finishedAt?: number | null;
 }
 
 export interface SnapshotAttempt {

@@ -1,0 +1,48 @@
+// The run's database: a fresh database on the local PostgreSQL server, or an embedded
+// PostgreSQL server the run owns, which it may stop and start again (the restart fault).
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import pg from 'pg';
+import { type EmbeddedDatabase, startEmbedded } from '../../src/db/startEmbedded.js';
+
+export const SYSTEM_POSTGRES = process.env.CHAOS_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface ChaosDatabase {
+  url: string;
+  kind: 'system' | 'embedded';
+  /** Stop and start the server (embedded only). `outageMs` is how long it stays down. */
+  restart?(outageMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startDatabase(kind: 'system' | 'embedded', dir: string): Promise<ChaosDatabase> {
+  if (kind === 'system') {
+    const name = `onejob_chaos_${randomBytes(4).toString('hex')}`;
+    const admin = async (sql: string) => {
+      const c = new pg.Client({ connectionString: SYSTEM_POSTGRES });
+      await c.connect();
+      try {
+        await c.query(sql);
+      } finally {
+        await c.end();
+      }
+    };
+    await admin(`CREATE DATABASE ${name}`);
+    const url = new URL(SYSTEM_POSTGRES);
+    url.pathname = `/${name}`;
+    return { url: url.toString(), kind, close: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  }
+  const home = join(dir, 'pg-home');
+  let server: EmbeddedDatabase = await startEmbedded(home);
+  return {
+    url: server.connectionString,
+    kind,
+    async restart(outageMs) {
+      await server.stop();
+      await new Promise((r) => setTimeout(r, outageMs));
+      // The same data directory and, from its state file, the same port.
+      server = await startEmbedded(home);
+    },
+    close: () => server.stop(),
+  };
+}

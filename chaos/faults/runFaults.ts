@@ -1,0 +1,87 @@
+// Applies a planned fault schedule, one fault after another, recording each as it really
+// happened (a failpoint the process never reached within its window is recorded as such).
+import type { ChaosDatabase } from '../cluster/startDatabase.js';
+import type { FakePaymentProvider } from '../cluster/startFakePaymentProvider.js';
+import type { NatsCluster } from '../cluster/startNatsCluster.js';
+import type { OnejobFleet } from '../cluster/onejobFleet.js';
+import { ATTEMPT_TIMEOUT_MS } from '../cluster/chaosConfig.js';
+import type { FaultRecord } from '../history/types.js';
+import type { PlannedFault } from './buildFaultSchedule.js';
+
+export interface FaultTargets {
+  fleet: OnejobFleet;
+  nats: NatsCluster;
+  db: ChaosDatabase;
+  provider: FakePaymentProvider;
+  log: (line: string) => void;
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function applyFault(f: PlannedFault, t: FaultTargets): Promise<FaultRecord> {
+  const startedAt = Date.now();
+  const done = (note?: string): FaultRecord => ({ kind: f.kind, target: f.target, startedAt, endedAt: Date.now(), ...(note ? { note } : {}) });
+  switch (f.kind) {
+    case 'failpoint_kill': {
+      const [failpoint, name] = f.target.split('@') as [string, string];
+      const member = t.fleet.get(name);
+      await t.fleet.kill(name);
+      const exitsBefore = member.process.exits;
+      await t.fleet.start(name, { ONEJOB_FAILPOINTS: `${failpoint}=kill` });
+      const fired = await member.process.waitForExit(f.durationMs);
+      const reached = fired && member.process.exits > exitsBefore && /failpoint .*SIGKILL/.test(member.process.output().slice(-20_000));
+      if (!fired) await t.fleet.kill(name);
+      await t.fleet.start(name);
+      return done(reached ? 'reached: killed at the failpoint' : 'not reached within its window; killed and restarted');
+    }
+    case 'process_kill': {
+      await t.fleet.kill(f.target);
+      await pause(f.durationMs);
+      await t.fleet.start(f.target);
+      return done();
+    }
+    case 'postgres_restart': {
+      if (!t.db.restart) return done('skipped: the database is not owned by this run');
+      await t.db.restart(f.durationMs);
+      return done();
+    }
+    case 'nats_node_restart': {
+      const i = Number(f.target.split('-')[1]) - 1;
+      await t.nats.stopNode(i);
+      await pause(f.durationMs);
+      await t.nats.startNode(i);
+      return done();
+    }
+    case 'provider_stall': {
+      // Requests that arrive during the stall take longer than the attempt timeout.
+      t.provider.stall(Date.now() + f.durationMs, ATTEMPT_TIMEOUT_MS * 2 + 1_000);
+      await pause(f.durationMs);
+      return done();
+    }
+  }
+}
+
+export async function runFaults(
+  plan: PlannedFault[],
+  t: FaultTargets,
+  runStart: number,
+  until: number,
+  shouldStop: () => boolean,
+): Promise<FaultRecord[]> {
+  const records: FaultRecord[] = [];
+  for (const f of plan) {
+    const wait = runStart + f.atMs - Date.now();
+    if (wait > 0) await pause(wait);
+    if (shouldStop() || Date.now() > until) break;
+    t.log(`fault ${f.kind} ${f.target} (${f.durationMs} ms)`);
+    try {
+      const r = await applyFault(f, t);
+      records.push(r);
+      if (r.note) t.log(`  ${r.note}`);
+    } catch (error) {
+      records.push({ kind: f.kind, target: f.target, startedAt: Date.now(), endedAt: Date.now(), note: `harness error: ${(error as Error).message.slice(0, 300)}` });
+      t.log(`  harness error: ${(error as Error).message.slice(0, 300)}`);
+    }
+  }
+  return records;
+}

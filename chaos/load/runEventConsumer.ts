@@ -1,0 +1,124 @@
+// A consumer of the outbox's NATS stream, as an application would write one: a durable
+// JetStream consumer with explicit acks that applies each event inside its own PostgreSQL
+// transaction through the exactly-once consumer helper, and acks only after commit. Every
+// delivery is recorded, redeliveries included, so the checker can compare deliveries with
+// effects.
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import pg from 'pg';
+import type { Queryable } from '../../src/db/createPool.js';
+import type { Delivery } from '../history/types.js';
+
+type ConsumeOnce = (
+  tx: Queryable,
+  consumer: string,
+  event: { id: string; type?: string },
+  apply: () => Promise<unknown>,
+) => Promise<{ applied: boolean }>;
+
+export const CONSUMER_NAME = 'chaos-consumer';
+export const EFFECTS_TABLE = 'public.onejob_chaos_effects';
+
+/** The exactly-once helper, when this build has it. */
+export async function loadConsumeOnce(): Promise<ConsumeOnce | undefined> {
+  try {
+    const mod = (await import('../../src/outbox/consumeOnce.js')) as { consumeOnce?: ConsumeOnce };
+    return typeof mod.consumeOnce === 'function' ? mod.consumeOnce : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface EventConsumer {
+  deliveries: Delivery[];
+  helper: boolean;
+  seen(): Set<string>;
+  stop(): Promise<void>;
+}
+
+const NANOS_PER_MS = 1_000_000;
+
+export async function runEventConsumer(o: { natsUrls: string[]; stream: string; databaseUrl: string }): Promise<EventConsumer> {
+  const consumeOnce = await loadConsumeOnce();
+  const pool = new pg.Pool({ connectionString: o.databaseUrl, max: 4, connectionTimeoutMillis: 3_000 });
+  pool.on('error', () => undefined);
+  await pool.query(`CREATE TABLE IF NOT EXISTS ${EFFECTS_TABLE} (event_id text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+  const nc: NatsConnection = await connect({ servers: o.natsUrls, reconnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  const jsm = await jetstreamManager(nc);
+  await jsm.consumers.add(o.stream, {
+    durable_name: CONSUMER_NAME,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: 5_000 * NANOS_PER_MS,
+    max_ack_pending: 1_000,
+  });
+  const consumer = await jetstream(nc).consumers.get(o.stream, CONSUMER_NAME);
+  const deliveries: Delivery[] = [];
+  const seen = new Set<string>();
+  let running = true;
+
+  async function apply(event: { id: string; type: string }): Promise<void> {
+    if (!consumeOnce) return;
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await consumeOnce(client, CONSUMER_NAME, event, async () => {
+        await client.query(`INSERT INTO ${EFFECTS_TABLE} (event_id) VALUES ($1)`, [event.id]);
+      });
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  const loop = (async () => {
+    while (running) {
+      try {
+        const messages = await consumer.consume({ max_messages: 200 });
+        for await (const m of messages) {
+          if (!running) break;
+          let event: { id: string; type: string; subject: string; data?: { idempotencyKey?: string } };
+          try {
+            event = m.json();
+          } catch {
+            m.term();
+            continue;
+          }
+          deliveries.push({
+            eventId: event.id,
+            type: event.type,
+            subject: event.subject,
+            ...(typeof event.data?.idempotencyKey === 'string' ? { idempotencyKey: event.data.idempotencyKey } : {}),
+            at: Date.now(),
+            redelivered: m.redelivered,
+          });
+          try {
+            await apply(event);
+            seen.add(event.id);
+            m.ack();
+          } catch {
+            // The database is away: let JetStream deliver it again.
+            m.nak(500);
+          }
+        }
+      } catch {
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  })();
+
+  return {
+    deliveries,
+    helper: consumeOnce !== undefined,
+    seen: () => seen,
+    async stop() {
+      running = false;
+      await nc.drain().catch(() => nc.close());
+      await Promise.race([loop, new Promise((r) => setTimeout(r, 3_000))]);
+      await pool.end().catch(() => undefined);
+    },
+  };
+}

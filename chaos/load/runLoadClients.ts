@@ -1,0 +1,171 @@
+// Clients that behave like real senders: users who double-click and retry with the same
+// key after a lost answer, a payment provider that redelivers webhooks with fresh
+// timestamps and signatures, a ledger client retrying a transfer with the same id, and an
+// application that creates a job inside a transaction it then rolls back.
+import pg from 'pg';
+import { Webhook } from 'standardwebhooks';
+import type { OnejobConfig } from '../../src/config/types.js';
+import { createJob } from '../../src/jobs/createJob.js';
+import { OperationRegistry } from '../../src/operations/operationRegistry.js';
+import { WEBHOOK_SOURCE } from '../cluster/chaosConfig.js';
+import type { ApiCall, Features } from '../history/types.js';
+import { createRng, type Rng } from '../random/createRng.js';
+import { httpCall } from './httpCall.js';
+
+export const OWNERS = [
+  { token: 'chaos-token-1', owner: 'owner-1' },
+  { token: 'chaos-token-2', owner: 'owner-2' },
+];
+export const API_KEYS = OWNERS.map((o) => `${o.token}=${o.owner}`).join(',');
+const ACCOUNTS = ['cash', 'revenue', 'fees', 'escrow'];
+
+export interface LoadOptions {
+  seed: number;
+  clients: number;
+  /** API processes to send to (a dead one answers nothing; the client tries another). */
+  apis: () => { name: string; url: string }[];
+  features: Features;
+  webhookSecret: string;
+  databaseUrl: string;
+  config: OnejobConfig;
+  record: (call: ApiCall) => void;
+  recordRollback: (owner: string, key: string) => void;
+  /** Pause between a client's intents. */
+  thinkMs?: number;
+}
+
+export interface LoadClients {
+  stop(): Promise<void>;
+  intents(): number;
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function runLoadClients(o: LoadOptions): LoadClients {
+  let running = true;
+  let intents = 0;
+  const webhook = new Webhook(o.webhookSecret);
+  const pool = new pg.Pool({ connectionString: o.databaseUrl, max: 2, connectionTimeoutMillis: 2_000 });
+  pool.on('error', () => undefined);
+  const operations = new OperationRegistry(o.config);
+
+  // Sends until an answer that is not "try again" (no answer, 503), up to a bound.
+  async function untilAnswered(rng: Rng, send: (target: { name: string; url: string }) => Promise<ApiCall>) {
+    for (let tries = 0; tries < 30 && running; tries++) {
+      const apis = o.apis();
+      const call = await send(rng.pick(apis));
+      if (call.status !== 0 && call.status !== 503) return call;
+      await pause(100 + rng.int(0, 200));
+    }
+    return undefined;
+  }
+
+  async function intent(client: string, rng: Rng, i: number) {
+    const who = rng.pick(OWNERS);
+    const key = `${client}-k${i}`;
+    const body = JSON.stringify({ operation: 'charge', input: { amount: rng.int(1, 10_000) } });
+    const post = (target: { name: string; url: string }, b = body) =>
+      httpCall(
+        {
+          client, kind: 'create', owner: who.owner, key, target, method: 'POST', path: '/v1/jobs',
+          headers: { authorization: `Bearer ${who.token}`, 'idempotency-key': key }, body: b,
+        },
+        o.record,
+      ).then((a) => a.call);
+    // A double-click: two POSTs with one key at once, often to two API processes.
+    if (rng.chance(0.3)) await Promise.all([untilAnswered(rng, post), untilAnswered(rng, post)]);
+    else await untilAnswered(rng, post);
+    // The answer was lost on the way (as far as the user knows): send it again.
+    if (rng.chance(0.2)) await untilAnswered(rng, post);
+    // The same key for a different intent: must be refused, never a second job.
+    if (rng.chance(0.05)) {
+      const other = JSON.stringify({ operation: 'charge', input: { amount: 10_001 } });
+      await untilAnswered(rng, (t) => post(t, other));
+    }
+  }
+
+  async function webhookDelivery(client: string, rng: Rng, i: number) {
+    const eventId = `evt-${client}-${i}`;
+    const payload = JSON.stringify({ type: 'payment.succeeded', amount: rng.int(1, 5_000) });
+    const deliveries = rng.int(2, 3);
+    for (let d = 0; d < deliveries && running; d++) {
+      await untilAnswered(rng, (target) => {
+        // Every delivery is signed afresh, with its own timestamp, as providers do.
+        const at = new Date();
+        return httpCall(
+          {
+            client, kind: 'inbox', owner: 'acme', key: eventId, source: WEBHOOK_SOURCE, target, method: 'POST',
+            path: `/v1/inbox/${WEBHOOK_SOURCE}`,
+            headers: {
+              'webhook-id': eventId,
+              'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+              'webhook-signature': webhook.sign(eventId, at, payload),
+            },
+            body: payload,
+          },
+          o.record,
+        ).then((a) => a.call);
+      });
+    }
+  }
+
+  async function transfer(client: string, rng: Rng, i: number) {
+    const who = rng.pick(OWNERS);
+    const [debit, credit] = rng.shuffle(ACCOUNTS);
+    const id = `${client}-t${i}`;
+    const body = JSON.stringify({ id, debitAccount: debit, creditAccount: credit, amount: rng.int(1, 1_000), currency: 'USD' });
+    const send = (target: { name: string; url: string }) =>
+      httpCall(
+        {
+          client, kind: 'transfer', owner: who.owner, key: id, target, method: 'POST', path: '/v1/ledger/transfers',
+          headers: { authorization: `Bearer ${who.token}` }, body,
+        },
+        o.record,
+      ).then((a) => a.call);
+    await untilAnswered(rng, send);
+    if (rng.chance(0.3)) await untilAnswered(rng, send);
+  }
+
+  async function rolledBack(client: string, rng: Rng, i: number) {
+    const who = rng.pick(OWNERS);
+    const key = `rollback-${client}-${i}`;
+    let db: pg.PoolClient | undefined;
+    try {
+      db = await pool.connect();
+      await db.query('BEGIN');
+      await createJob(db, operations, { ownerId: who.owner, idempotencyKey: key, operation: 'charge', input: { amount: 1 } });
+      o.recordRollback(who.owner, key);
+      await db.query('ROLLBACK');
+    } catch {
+      // The database is away: nothing was committed either way.
+      await db?.query('ROLLBACK').catch(() => undefined);
+    } finally {
+      db?.release();
+    }
+  }
+
+  async function client(n: number) {
+    const name = `c${n}`;
+    const rng = createRng(o.seed * 1_000 + n);
+    for (let i = 1; running; i++) {
+      const roll = rng.next();
+      if (roll < 0.6) await intent(name, rng, i);
+      else if (roll < 0.75 && o.features.inbox) await webhookDelivery(name, rng, i);
+      else if (roll < 0.9 && o.features.ledger) await transfer(name, rng, i);
+      else if (roll < 0.95) await rolledBack(name, rng, i);
+      else await intent(name, rng, i);
+      intents++;
+      await pause(o.thinkMs ?? rng.int(5, 40));
+    }
+  }
+
+  const loops = Array.from({ length: o.clients }, (_, n) => client(n + 1));
+  return {
+    intents: () => intents,
+    async stop() {
+      running = false;
+      await Promise.allSettled(loops);
+      await pool.end().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,248 @@
+// One chaos run: a small onejob cluster on this machine (API, worker and relay processes,
+// one PostgreSQL, a three-node NATS JetStream cluster, a fake payment provider), load from
+// clients that double-click, retry and redeliver, faults from a seeded schedule, then a
+// calm phase, a settle phase, a snapshot of the database and the checker's verdict.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { validateConfig } from '../src/config/loadConfig.js';
+import { type CheckReport, checkHistory } from './checker/checkHistory.js';
+import { chaosConfig, WEBHOOK_SECRET_ENV, WEBHOOK_SOURCE } from './cluster/chaosConfig.js';
+import { sleep } from './cluster/freePort.js';
+import { startOnejobFleet, type OnejobFleet } from './cluster/onejobFleet.js';
+import { type ChaosDatabase, startDatabase } from './cluster/startDatabase.js';
+import { type FakePaymentProvider, startFakePaymentProvider } from './cluster/startFakePaymentProvider.js';
+import { type NatsCluster, startNatsCluster } from './cluster/startNatsCluster.js';
+import { buildFaultSchedule, type Role } from './faults/buildFaultSchedule.js';
+import { runFaults } from './faults/runFaults.js';
+import { takeSnapshot } from './history/takeSnapshot.js';
+import type { ChaosHistory, DbSnapshot, Features } from './history/types.js';
+import { httpCall } from './load/httpCall.js';
+import { type EventConsumer, runEventConsumer } from './load/runEventConsumer.js';
+import { API_KEYS, OWNERS, runLoadClients } from './load/runLoadClients.js';
+import { createRng } from './random/createRng.js';
+import { formatSummary, type RunSummary, summarizeRun } from './report/summarizeRun.js';
+
+export interface ChaosOptions {
+  seed: number;
+  /** Length of the fault phase. */
+  faultMs: number;
+  /** Load without faults after the fault phase. */
+  calmMs: number;
+  /** Longest wait for jobs and events to settle after the load stops. */
+  settleMs?: number;
+  processes?: Record<Role, number>;
+  database?: 'system' | 'embedded';
+  clients?: number;
+  /** Faults to inject; `false` runs load only (the scale runs). */
+  faults?: boolean;
+  resultsDir?: string;
+  log?: (line: string) => void;
+}
+
+export interface ChaosOutcome {
+  summary: RunSummary;
+  report: CheckReport;
+  history: ChaosHistory;
+  snapshot: DbSnapshot;
+  resultFile?: string;
+}
+
+const ROOT = join(import.meta.dirname, '..');
+
+export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
+  const log = o.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const processes = o.processes ?? { api: 2, worker: 2, relay: 1 };
+  const databaseKind = o.database ?? 'embedded';
+  const dir = mkdtempSync(join(tmpdir(), 'onejob-chaos-'));
+  const rng = createRng(o.seed);
+  const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
+  let db: ChaosDatabase | undefined;
+  let nats: NatsCluster | undefined;
+  let provider: FakePaymentProvider | undefined;
+  let fleet: OnejobFleet | undefined;
+  let consumer: EventConsumer | undefined;
+  let pool: pg.Pool | undefined;
+  try {
+    log(`seed ${o.seed}: starting ${databaseKind} PostgreSQL, NATS cluster, provider in ${dir}`);
+    db = await startDatabase(databaseKind, dir);
+    nats = await startNatsCluster(dir);
+    provider = await startFakePaymentProvider('pay', createRng(o.seed + 1));
+    const config = chaosConfig({ providerUrl: provider.url, natsUrl: nats.urls[0]!, stream: nats.stream });
+    const configPath = join(dir, 'onejob.json');
+    writeFileSync(configPath, JSON.stringify(config, null, 2));
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? dir,
+      DATABASE_URL: db.url,
+      ONEJOB_API_KEYS: API_KEYS,
+      [WEBHOOK_SECRET_ENV]: webhookSecret,
+    };
+    log(`starting onejob processes ${JSON.stringify(processes)}`);
+    fleet = await startOnejobFleet({ counts: processes, env, configPath, cwd: dir });
+    pool = new pg.Pool({ connectionString: db.url, max: 3, connectionTimeoutMillis: 3_000 });
+    pool.on('error', () => undefined);
+    consumer = await runEventConsumer({ natsUrls: nats.urls, stream: nats.stream, databaseUrl: db.url });
+
+    const history: ChaosHistory = {
+      seed: o.seed,
+      startedAt: 0,
+      faultsEndedAt: 0,
+      endedAt: 0,
+      features: { worker: false, relay: false, consumerHelper: consumer.helper, inbox: false, ledger: false },
+      calls: [],
+      providerRequests: provider.requests,
+      deliveries: consumer.deliveries,
+      faults: [],
+      rolledBack: [],
+    };
+    const record = history.calls.push.bind(history.calls);
+    const liveFleet = fleet;
+    const apis = () => liveFleet.apis().map((m) => ({ name: m.name, url: m.url! }));
+    history.features = { ...history.features, ...(await detectFeatures(apis()[0]!, pool, consumer, record, log)) };
+    validateConfig(structuredClone(config), 'chaos config', env);
+
+    const load = runLoadClients({
+      seed: o.seed,
+      clients: o.clients ?? 6,
+      apis,
+      features: history.features,
+      webhookSecret,
+      databaseUrl: db.url,
+      config,
+      record,
+      recordRollback: (owner, key) => history.rolledBack.push({ owner, key }),
+    });
+    history.startedAt = Date.now();
+    const plan =
+      o.faults === false
+        ? []
+        : buildFaultSchedule({
+            seed: o.seed,
+            durationMs: o.faultMs,
+            processes,
+            natsNodes: 3,
+            postgresRestart: db.restart !== undefined,
+          });
+    log(`fault phase: ${Math.round(o.faultMs / 1000)} s, ${plan.length} faults planned`);
+    const faultsEnd = history.startedAt + o.faultMs;
+    history.faults = await runFaults(plan, { fleet, nats, db, provider, log }, history.startedAt, faultsEnd, () => false);
+    const left = faultsEnd - Date.now();
+    if (left > 0) await sleep(left);
+    await fleet.reviveAll();
+    history.faultsEndedAt = Date.now();
+    log(`calm phase: ${Math.round(o.calmMs / 1000)} s`);
+    await sleep(o.calmMs);
+    history.endedAt = Date.now();
+    await load.stop();
+    log(`load stopped after ${load.intents()} intents; settling`);
+    await settle(pool, consumer, history.features, o.settleMs ?? 45_000, log);
+
+    const snapshot = await takeSnapshot(pool, { helper: consumer.helper });
+    const report = checkHistory(history, snapshot);
+    const summary = summarizeRun(history, snapshot, report, processes);
+    void rng;
+    let resultFile: string | undefined;
+    if (o.resultsDir !== undefined) {
+      mkdirSync(o.resultsDir, { recursive: true });
+      resultFile = join(o.resultsDir, `chaos-${new Date().toISOString().replace(/[:.]/g, '-')}-seed${o.seed}.json`);
+      writeFileSync(
+        resultFile,
+        JSON.stringify({ summary, violations: report.violations.slice(0, 500), faults: history.faults }, null, 2),
+      );
+    }
+    log(formatSummary(summary));
+    if (report.violations.length) {
+      for (const v of report.violations.slice(0, 20)) log(`  violation ${v.check}: ${v.detail}`);
+      log(`seed ${o.seed} FAILED with ${report.violations.length} violations`);
+    }
+    return { summary, report, history, snapshot, ...(resultFile ? { resultFile } : {}) };
+  } finally {
+    await consumer?.stop().catch(() => undefined);
+    await pool?.end().catch(() => undefined);
+    await fleet?.stop().catch(() => undefined);
+    await nats?.stop().catch(() => undefined);
+    await provider?.close().catch(() => undefined);
+    await db?.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Which features this build has, found by using them, never assumed: a probe job must
+ * leave `queued` (a worker ran it) and its `created` event must reach the consumer
+ * (a relay published it); the inbox and ledger routes must exist.
+ */
+async function detectFeatures(
+  api: { name: string; url: string },
+  pool: pg.Pool,
+  consumer: EventConsumer,
+  record: (c: ChaosHistory['calls'][number]) => void,
+  log: (line: string) => void,
+): Promise<Omit<Features, 'consumerHelper'>> {
+  const owner = OWNERS[0]!;
+  const auth = { authorization: `Bearer ${owner.token}` };
+  const inboxProbe = await httpCall(
+    { client: 'probe', kind: 'get', owner: 'acme', key: 'probe', target: api, method: 'POST', path: `/v1/inbox/${WEBHOOK_SOURCE}`, body: '{}' },
+    () => undefined,
+  );
+  const ledgerProbe = await httpCall(
+    { client: 'probe', kind: 'get', owner: owner.owner, key: 'probe', target: api, method: 'GET', path: '/v1/ledger/accounts/cash', headers: auth },
+    () => undefined,
+  );
+  const created = await httpCall(
+    {
+      client: 'probe', kind: 'create', owner: owner.owner, key: 'probe-job', target: api, method: 'POST', path: '/v1/jobs',
+      headers: { ...auth, 'idempotency-key': 'probe-job' }, body: JSON.stringify({ operation: 'charge', input: { amount: 1 } }),
+    },
+    record,
+  );
+  const jobId = created.call.jobId;
+  let worker = false;
+  let relay = false;
+  const deadline = Date.now() + 20_000;
+  while (jobId && Date.now() < deadline && !(worker && relay)) {
+    const { rows } = await pool.query<{ state: string }>('SELECT state FROM onejob.jobs WHERE id = $1', [jobId]);
+    worker ||= rows[0]?.state !== undefined && rows[0].state !== 'queued';
+    const events = await pool.query<{ id: string }>('SELECT id FROM onejob.outbox WHERE subject = $1', [jobId]);
+    relay ||= events.rows.some((e) => consumer.seen().has(e.id));
+    await sleep(250);
+  }
+  const features = {
+    worker,
+    relay,
+    inbox: inboxProbe.call.code !== 'route_not_found' && inboxProbe.call.status !== 0,
+    ledger: ledgerProbe.call.code !== 'route_not_found' && ledgerProbe.call.status !== 0,
+  };
+  for (const [k, v] of Object.entries(features))
+    if (!v) log(`feature ${k} not found in this build: its checks are skipped`);
+  return features;
+}
+
+/** Waits (bounded) until no job is queued or running and every committed event has been consumed. */
+async function settle(pool: pg.Pool, consumer: EventConsumer, features: Features, maxMs: number, log: (l: string) => void) {
+  const deadline = Date.now() + maxMs;
+  for (;;) {
+    let open = 0;
+    let unseen = 0;
+    try {
+      if (features.worker)
+        open = Number((await pool.query(`SELECT count(*) AS n FROM onejob.jobs WHERE state IN ('queued', 'running')`)).rows[0].n);
+      if (features.relay) {
+        const { rows } = await pool.query<{ id: string }>('SELECT id FROM onejob.outbox');
+        const seen = consumer.seen();
+        unseen = rows.filter((r) => !seen.has(r.id)).length;
+      }
+    } catch {
+      open = -1;
+    }
+    if (open === 0 && unseen === 0) return;
+    if (Date.now() > deadline) {
+      log(`settle: gave up after ${maxMs} ms with ${open} open jobs and ${unseen} unconsumed events`);
+      return;
+    }
+    await sleep(500);
+  }
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { buildFaultSchedule, FAILPOINTS } from '../../chaos/faults/buildFaultSchedule.js';
+import { createRng } from '../../chaos/random/createRng.js';
+
+const options = {
+  durationMs: 120_000,
+  processes: { api: 2, worker: 2, relay: 1 },
+  natsNodes: 3,
+  postgresRestart: true,
+};
+
+describe('fault schedule', () => {
+  it('is the same for the same seed and differs for another seed', () => {
+    const a = buildFaultSchedule({ ...options, seed: 42 });
+    expect(buildFaultSchedule({ ...options, seed: 42 })).toEqual(a);
+    expect(buildFaultSchedule({ ...options, seed: 43 })).not.toEqual(a);
+  });
+
+  it('injects every kind of fault and every failpoint in a long enough run', () => {
+    const plan = buildFaultSchedule({ ...options, seed: 1 });
+    const kinds = new Set(plan.map((f) => f.kind));
+    expect([...kinds].sort()).toEqual(
+      ['failpoint_kill', 'nats_node_restart', 'postgres_restart', 'process_kill', 'provider_stall'].sort(),
+    );
+    const failpoints = new Set(plan.filter((f) => f.kind === 'failpoint_kill').map((f) => f.target.split('@')[0]));
+    expect([...failpoints].sort()).toEqual(Object.keys(FAILPOINTS).sort());
+  });
+
+  it('never targets a process that does not exist and stays inside the fault phase', () => {
+    for (let seed = 0; seed < 50; seed++) {
+      for (const f of buildFaultSchedule({ ...options, seed, postgresRestart: false })) {
+        expect(f.kind).not.toBe('postgres_restart');
+        expect(f.atMs).toBeLessThan(options.durationMs);
+        const m = /(api|worker|relay)-(\d+)$/.exec(f.target);
+        if (m) expect(Number(m[2])).toBeLessThanOrEqual(options.processes[m[1] as 'api']);
+      }
+    }
+  });
+
+  it('the PRNG replays the same sequence from the same seed', () => {
+    const a = createRng(9);
+    const b = createRng(9);
+    const xs = Array.from({ length: 20 }, () => a.next());
+    expect(Array.from({ length: 20 }, () => b.next())).toEqual(xs);
+    expect(xs.every((x) => x >= 0 && x < 1)).toBe(true);
+  });
+});
