@@ -9,3 +9,21 @@ export { isOnejobError, OnejobError } from './errors/OnejobError.js';
 export type { CreateJobRequest, CreateJobResult } from './jobs/createJob.js';
 export { fingerprint } from './jobs/fingerprint.js';
 export type { AttemptState, AttemptView, JobState, JobView } from './jobs/jobView.js';
+export { createTransfer, type CreateTransferResult } from './ledger/createTransfer.js';
+export { reverseTransfer, type ReverseTransferRequest, type ReverseTransferResult } from './ledger/reverseTransfer.js';
+export { getTransfer } from './ledger/getTransfer.js';
+export { getBalance, type Balance } from './ledger/getBalance.js';
+export { listEntries, type EntryPage, type EntryView, type ListEntriesQuery } from './ledger/listEntries.js';
+export { postAttemptCost, attemptCostAccounts, attemptCostTransferId, type AttemptCost } from './ledger/postAttemptCost.js';
+export type { TransferRequest } from './ledger/checkTransferRequest.js';
+export type { TransferView } from './ledger/transferView.js';
+export {
+  registerSignatureScheme,
+  type SignatureScheme,
+  type SignatureVerifier,
+  type SignedDelivery,
+} from './inbox/signatureSchemes.js';
+export { inboxSources, type InboxSource } from './inbox/inboxSources.js';
+export { receiveWebhook, type RawDelivery } from './inbox/receiveWebhook.js';
+export { acceptDelivery, inboxJobKey, type DeliveryAnswer } from './inbox/acceptDelivery.js';
+export { listInboxEvents, type InboxEventView } from './inbox/listInboxEvents.js';

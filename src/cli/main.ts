@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { archiveCommand } from './commands/archiveCommand.js';
 import { benchCommand } from './commands/benchCommand.js';
+import { inboxCommand } from './commands/inboxCommand.js';
 import { jobsCommand } from './commands/jobsCommand.js';
+import { ledgerCommand } from './commands/ledgerCommand.js';
 import { migrateCommand } from './commands/migrateCommand.js';
 import { serveCommand } from './commands/serveCommand.js';
 
@@ -19,6 +21,8 @@ export function buildProgram(): Command {
   archiveCommand(program);
   jobsCommand(program);
   benchCommand(program);
+  ledgerCommand(program);
+  inboxCommand(program);
   return program;
 }
 

@@ -1,0 +1,57 @@
+import type { Command } from 'commander';
+import { getBalance } from '../../ledger/getBalance.js';
+import { listEntries } from '../../ledger/listEntries.js';
+import { formatTable, printJson } from '../formatTable.js';
+import { parseTimeOrAgo } from '../parseTime.js';
+import { withDatabase } from './ledgerDatabase.js';
+
+interface LedgerOptions {
+  owner: string;
+  asOf?: string;
+  json?: boolean;
+}
+
+const asOfOf = (opts: LedgerOptions) => (opts.asOf ? parseTimeOrAgo(opts.asOf) : undefined);
+
+export function ledgerCommand(program: Command) {
+  const ledger = program.command('ledger').description('read the append-only ledger (balances and entries, as of any instant)');
+  const common = (c: Command) =>
+    c
+      .option('--owner <id>', 'owner of the account (the owner an API token maps to)', 'dev')
+      .option('--as-of <time>', 'ISO time, or a duration before now such as 2h: only transfers recorded by then count')
+      .option('--json', 'print the JSON document instead of text');
+
+  common(ledger.command('balance <account>').description('balance of an account: credits - debits')).action(
+    async (account: string, opts: LedgerOptions) => {
+      const balance = await withDatabase((pool) => getBalance(pool, opts.owner, account, asOfOf(opts)));
+      if (opts.json) return printJson(balance);
+      process.stdout.write(
+        `${formatTable(
+          ['account', 'currency', 'balance', 'debits', 'credits', 'as of'],
+          [[balance.account, balance.currency, balance.balance, balance.debits, balance.credits, balance.asOf]],
+        )}\n`,
+      );
+    },
+  );
+
+  common(ledger.command('entries <account>').description('entries of an account, oldest first; originals and reversals'))
+    .option('--limit <n>', 'entries to show', '100')
+    .action(async (account: string, opts: LedgerOptions & { limit: string }) => {
+      const page = await withDatabase((pool) =>
+        listEntries(pool, opts.owner, account, { asOf: asOfOf(opts), limit: Number(opts.limit) }),
+      );
+      if (opts.json) return printJson(page);
+      const rows = page.items.map((e) => [
+        e.recordedAt,
+        e.transferId,
+        e.side,
+        e.side === 'debit' ? -e.amount : e.amount,
+        e.counterparty,
+        e.reverses ? `reverses ${e.reverses}` : e.reversedBy ? `reversed by ${e.reversedBy}` : '',
+        e.reason ?? e.reference,
+      ]);
+      process.stdout.write(`${page.account} (${page.currency}) as of ${page.asOf}\n`);
+      process.stdout.write(`${formatTable(['recorded', 'transfer', 'side', 'amount', 'counterparty', 'link', 'reason/reference'], rows)}\n`);
+      if (page.nextCursor) process.stdout.write(`(more entries: raise --limit)\n`);
+    });
+}
