@@ -36,7 +36,7 @@ function table(caption, headers, rows, empty = 'Nothing here yet.') {
 }
 
 function show(title, ...content) {
-  main.replaceChildren(h('h2', {}, title), ...content);
+  main.replaceChildren(h('h2', {}, title), ...content.flat().filter((c) => c !== null && c !== undefined && c !== false));
   document.title = `${title} · onejob`;
   main.focus({ preventScroll: true });
   statusLine.textContent = `${title} loaded`;
