@@ -62,3 +62,23 @@ export async function outboxTypes(t: TestApp, jobId: string): Promise<string[]> 
   const { rows } = await t.onejob.pool.query<{ type: string }>('SELECT type FROM onejob.outbox WHERE subject = $1 ORDER BY seq', [jobId]);
   return rows.map((r) => r.type);
 }
+
+/** Records a passing contract verification, so the failover gate lets `provider` act as a fallback. */
+export async function markVerified(t: TestApp, provider: string, operation: string): Promise<void> {
+  const { contractHash } = await import('../../src/providers/verification/contractHash.js');
+  const { recordVerification } = await import('../../src/providers/verification/verificationStore.js');
+  const { v7 } = await import('uuid');
+  const op = t.onejob.config.operations[operation]!;
+  const pc = t.onejob.config.providers[provider]!;
+  await recordVerification(t.onejob.pool, {
+    id: v7(),
+    provider,
+    operation,
+    contractHash: contractHash(op, pc),
+    model: null,
+    passed: true,
+    report: { note: 'recorded by the test' },
+    requestedBy: 'test',
+    startedAt: new Date(),
+  });
+}
