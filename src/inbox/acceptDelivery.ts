@@ -80,13 +80,32 @@ export async function acceptDelivery(onejob: Onejob, delivery: VerifiedDelivery)
     if (claimed.rowCount === 0) {
       const { rows } = await tx.query<StoredRow>(REDELIVERY_SQL, [source.name, eventId, digest]);
       const row = rows[0];
-      if (!row) throw new Error(`inbox event ${source.name}/${eventId} conflicted but cannot be read; retry the delivery`);
-      return { status: row.response_status, body: row.response_body, replayed: true, deliveries: row.deliveries };
+      if (!row)
+        throw new Error(
+          `inbox event ${source.name}/${eventId} conflicted but cannot be read; retry the delivery`,
+        );
+      return {
+        status: row.response_status,
+        body: row.response_body,
+        replayed: true,
+        deliveries: row.deliveries,
+      };
     }
     const { job } = await onejob.jobs.create(jobRequest, { tx });
     const response = { jobId: job.id };
-    const { rows } = await tx.query<StoredRow>(STORE_RESPONSE_SQL, [source.name, eventId, job.id, 202, response]);
+    const { rows } = await tx.query<StoredRow>(STORE_RESPONSE_SQL, [
+      source.name,
+      eventId,
+      job.id,
+      202,
+      response,
+    ]);
     const row = rows[0] as StoredRow;
-    return { status: row.response_status, body: row.response_body, replayed: false, deliveries: row.deliveries };
+    return {
+      status: row.response_status,
+      body: row.response_body,
+      replayed: false,
+      deliveries: row.deliveries,
+    };
   });
 }

@@ -21,12 +21,21 @@ export function eventIdOf(
     value = resolvePointer(body(), source.eventId.pointer);
   }
   if (typeof value === 'number' && Number.isSafeInteger(value)) value = String(value);
-  const where = source.eventId.kind === 'header' ? `header ${source.eventId.name}` : `JSON pointer ${source.eventId.pointer}`;
+  const where =
+    source.eventId.kind === 'header'
+      ? `header ${source.eventId.name}`
+      : `JSON pointer ${source.eventId.pointer}`;
   if (value === undefined || value === null || value === '') {
-    throw new OnejobError('event_id_missing', `Source ${source.name} takes the event id from the ${where}, and the delivery has none.`);
+    throw new OnejobError(
+      'event_id_missing',
+      `Source ${source.name} takes the event id from the ${where}, and the delivery has none.`,
+    );
   }
   if (typeof value !== 'string' || !EVENT_ID_PATTERN.test(value)) {
-    throw new OnejobError('event_id_invalid', `The event id at the ${where} must be a string of 1 to 255 printable ASCII characters.`);
+    throw new OnejobError(
+      'event_id_invalid',
+      `The event id at the ${where} must be a string of 1 to 255 printable ASCII characters.`,
+    );
   }
   return value;
 }

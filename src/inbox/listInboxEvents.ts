@@ -20,7 +20,10 @@ ORDER BY first_received_at DESC, source, event_id
 LIMIT $2`;
 
 /** Recorded webhook events, newest first, with how often each was delivered. */
-export async function listInboxEvents(db: Queryable, query: { source?: string | null; limit?: number } = {}): Promise<InboxEventView[]> {
+export async function listInboxEvents(
+  db: Queryable,
+  query: { source?: string | null; limit?: number } = {},
+): Promise<InboxEventView[]> {
   const { rows } = await db.query(LIST_SQL, [query.source ?? null, query.limit ?? 50]);
   return rows.map((r) => ({
     source: r.source,

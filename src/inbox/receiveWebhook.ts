@@ -1,6 +1,6 @@
 import type { Onejob } from '../createOnejob.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { type DeliveryAnswer, acceptDelivery } from './acceptDelivery.js';
+import { acceptDelivery, type DeliveryAnswer } from './acceptDelivery.js';
 import { eventIdOf } from './eventIdOf.js';
 import type { InboxSource } from './inboxSources.js';
 
@@ -37,7 +37,10 @@ export async function receiveWebhook(
   source.verifier.verify({ headers: delivery.headers, rawBody: delivery.rawBody }, now);
   const input = body();
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    throw new OnejobError('request_invalid', 'The webhook body must be a JSON object; it becomes the job input.');
+    throw new OnejobError(
+      'request_invalid',
+      'The webhook body must be a JSON object; it becomes the job input.',
+    );
   }
   const answer = await acceptDelivery(onejob, {
     source,

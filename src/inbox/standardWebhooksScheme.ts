@@ -22,17 +22,24 @@ export function standardWebhooksScheme(secret: string, options: SchemeOptions): 
       const timestamp = header(delivery, 'webhook-timestamp');
       const signatures = header(delivery, 'webhook-signature');
       if (!id || !timestamp || !signatures) {
-        throw refuse('Standard Webhooks deliveries carry webhook-id, webhook-timestamp and webhook-signature headers.');
+        throw refuse(
+          'Standard Webhooks deliveries carry webhook-id, webhook-timestamp and webhook-signature headers.',
+        );
       }
-      if (!/^\d{1,15}$/.test(timestamp)) throw refuse('webhook-timestamp must be whole seconds since the epoch.');
+      if (!/^\d{1,15}$/.test(timestamp))
+        throw refuse('webhook-timestamp must be whole seconds since the epoch.');
       // The package's own verify() has a fixed five-minute window; the source's tolerance
       // is checked here and the package computes the signature.
       const seconds = Number(timestamp);
       const skew = Math.abs(now.getTime() / 1000 - seconds);
       if (skew > options.toleranceSeconds) {
-        throw refuse(`webhook-timestamp is ${Math.round(skew)} s from now; the tolerance is ${options.toleranceSeconds} s.`);
+        throw refuse(
+          `webhook-timestamp is ${Math.round(skew)} s from now; the tolerance is ${options.toleranceSeconds} s.`,
+        );
       }
-      const expected = Buffer.from(webhook.sign(id, new Date(seconds * 1000), delivery.rawBody).split(',')[1] ?? '');
+      const expected = Buffer.from(
+        webhook.sign(id, new Date(seconds * 1000), delivery.rawBody).split(',')[1] ?? '',
+      );
       for (const versioned of signatures.split(' ')) {
         const [version, signature] = versioned.split(',');
         if (version !== 'v1' || !signature) continue;

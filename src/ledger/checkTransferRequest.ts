@@ -32,7 +32,9 @@ export function checkTransferId(id: unknown, field = 'id'): string {
 
 export function checkAccount(account: unknown, field = 'account'): string {
   if (typeof account !== 'string' || !ACCOUNT_PATTERN.test(account)) {
-    throw invalid(`${field} must be 1 to 200 characters of A-Z a-z 0-9 _ . : @ -, starting with a letter or digit`);
+    throw invalid(
+      `${field} must be 1 to 200 characters of A-Z a-z 0-9 _ . : @ -, starting with a letter or digit`,
+    );
   }
   return account;
 }

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/createPool.js';
 import { FOREIGN_KEY_VIOLATION, sqlState } from '../db/sqlstate.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { type CheckedTransfer, type TransferRequest, checkTransferRequest } from './checkTransferRequest.js';
+import { type CheckedTransfer, checkTransferRequest, type TransferRequest } from './checkTransferRequest.js';
 import { TRANSFER_COLUMNS, type TransferRow, type TransferView, transferView } from './transferView.js';
 
 export interface CreateTransferResult {
@@ -91,7 +91,10 @@ export function differentFields(id: string, existing: TransferRow): OnejobError 
 async function currencyMismatch(db: Queryable, t: CheckedTransfer): Promise<OnejobError> {
   // Account currencies never change, so reading them after the refusal is exact.
   const { rows } = await db
-    .query<{ account: string; currency: string }>(READ_CURRENCIES_SQL, [t.ownerId, [t.debitAccount, t.creditAccount]])
+    .query<{ account: string; currency: string }>(READ_CURRENCIES_SQL, [
+      t.ownerId,
+      [t.debitAccount, t.creditAccount],
+    ])
     .catch(() => ({ rows: [] as { account: string; currency: string }[] }));
   const accounts = Object.fromEntries(rows.map((r) => [r.account, r.currency]));
   const held = rows.filter((r) => r.currency !== t.currency).map((r) => `${r.account} holds ${r.currency}`);

@@ -37,13 +37,23 @@ export async function getBalance(
 ): Promise<Balance> {
   checkAccount(account);
   const at = checkInstant(asOf, 'asOf');
-  const { rows } = await db.query<{ account: string; currency: string; as_of: Date; debits: string; credits: string }>(
-    BALANCE_SQL,
-    [ownerId, account, at],
-  );
+  const { rows } = await db.query<{
+    account: string;
+    currency: string;
+    as_of: Date;
+    debits: string;
+    credits: string;
+  }>(BALANCE_SQL, [ownerId, account, at]);
   const row = rows[0];
   if (!row) throw new OnejobError('account_not_found', `There is no account ${account}.`);
   const debits = toAmount(row.debits);
   const credits = toAmount(row.credits);
-  return { account: row.account, currency: row.currency, balance: credits - debits, debits, credits, asOf: row.as_of.toISOString() };
+  return {
+    account: row.account,
+    currency: row.currency,
+    balance: credits - debits,
+    debits,
+    credits,
+    asOf: row.as_of.toISOString(),
+  };
 }

@@ -67,15 +67,22 @@ interface EntryRow {
 }
 
 /** The entries of an owner's account recorded at or before `asOf`: originals and reversals alike. */
-export async function listEntries(db: Queryable, ownerId: string, account: string, query: ListEntriesQuery = {}): Promise<EntryPage> {
+export async function listEntries(
+  db: Queryable,
+  ownerId: string,
+  account: string,
+  query: ListEntriesQuery = {},
+): Promise<EntryPage> {
   checkAccount(account);
   const after = query.cursor ? decodeCursor(query.cursor) : null;
   // A cursor carries the asOf of its first page, so later pages describe the same instant.
   const asOf = after?.asOf ?? checkInstant(query.asOf, 'asOf');
   const limit = query.limit ?? 100;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new OnejobError('request_invalid', 'limit must be 1 to 1000');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw new OnejobError('request_invalid', 'limit must be 1 to 1000');
 
-  const head = (await db.query<{ currency: string; as_of: Date }>(ACCOUNT_SQL, [ownerId, account, asOf])).rows[0];
+  const head = (await db.query<{ currency: string; as_of: Date }>(ACCOUNT_SQL, [ownerId, account, asOf]))
+    .rows[0];
   if (!head) throw new OnejobError('account_not_found', `There is no account ${account}.`);
   const { rows } = await db.query<EntryRow>(ENTRIES_SQL, [
     ownerId,

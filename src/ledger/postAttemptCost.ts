@@ -32,9 +32,15 @@ export const attemptCostTransferId = (attemptId: string) => `attempt-cost:${atte
  * A zero cost posts nothing and returns null. Pass the client of the transaction that
  * records the attempt's outcome to commit both together.
  */
-export async function postAttemptCost(db: Queryable, cost: AttemptCost): Promise<CreateTransferResult | null> {
+export async function postAttemptCost(
+  db: Queryable,
+  cost: AttemptCost,
+): Promise<CreateTransferResult | null> {
   if (!Number.isSafeInteger(cost.costMicros) || cost.costMicros < 0) {
-    throw new OnejobError('request_invalid', `costMicros must be a non-negative integer, got ${cost.costMicros}`);
+    throw new OnejobError(
+      'request_invalid',
+      `costMicros must be a non-negative integer, got ${cost.costMicros}`,
+    );
   }
   if (cost.costMicros === 0) return null;
   const accounts = attemptCostAccounts(cost.provider, cost.currency);

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/createPool.js';
-import { UNIQUE_VIOLATION, sqlState } from '../db/sqlstate.js';
+import { sqlState, UNIQUE_VIOLATION } from '../db/sqlstate.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { checkInstant, checkTransferId } from './checkTransferRequest.js';
 import { differentFields } from './createTransfer.js';
@@ -42,11 +42,17 @@ const READ_REVERSAL_SQL = `SELECT ${TRANSFER_COLUMNS} FROM onejob.ledger_transfe
  * Reverses a transfer with a new, mirrored transfer linked to it. The original stays as
  * it was; both are listed, and balances as of any instant before the reversal are unchanged.
  */
-export async function reverseTransfer(db: Queryable, req: ReverseTransferRequest): Promise<ReverseTransferResult> {
+export async function reverseTransfer(
+  db: Queryable,
+  req: ReverseTransferRequest,
+): Promise<ReverseTransferResult> {
   const transferId = checkTransferId(req.transferId, 'transfer id');
   const id = checkTransferId(req.id);
   if (typeof req.reason !== 'string' || req.reason.length < 1 || req.reason.length > REASON_MAX) {
-    throw new OnejobError('request_invalid', `reason must be 1 to ${REASON_MAX} characters: say what changed`);
+    throw new OnejobError(
+      'request_invalid',
+      `reason must be 1 to ${REASON_MAX} characters: say what changed`,
+    );
   }
   const effectiveAt = checkInstant(req.effectiveAt, 'effectiveAt');
   const same = (row: TransferRow) =>
@@ -56,7 +62,13 @@ export async function reverseTransfer(db: Queryable, req: ReverseTransferRequest
 
   let rows: TransferRow[];
   try {
-    ({ rows } = await db.query<TransferRow>(REVERSE_SQL, [req.ownerId, transferId, id, req.reason, effectiveAt]));
+    ({ rows } = await db.query<TransferRow>(REVERSE_SQL, [
+      req.ownerId,
+      transferId,
+      id,
+      req.reason,
+      effectiveAt,
+    ]));
   } catch (error) {
     if (sqlState(error) !== UNIQUE_VIOLATION) throw error;
     // Another reversal of this transfer exists. If it is this very request (a concurrent
@@ -66,7 +78,8 @@ export async function reverseTransfer(db: Queryable, req: ReverseTransferRequest
       .query<TransferRow>(READ_REVERSAL_SQL, [req.ownerId, transferId])
       .catch(() => ({ rows: [] as TransferRow[] }));
     const reversal = found[0];
-    if (reversal && reversal.id === id && same(reversal)) return { transfer: transferView(reversal), replayed: true };
+    if (reversal && reversal.id === id && same(reversal))
+      return { transfer: transferView(reversal), replayed: true };
     throw alreadyReversed(transferId, reversal);
   }
   if (rows[0]) return { transfer: transferView(rows[0]), replayed: false };

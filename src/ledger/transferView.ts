@@ -52,6 +52,7 @@ export function transferView(row: TransferRow): TransferView {
 /** bigint and numeric arrive from pg as strings; amounts are kept within JavaScript's safe integers. */
 export function toAmount(value: string | number): number {
   const n = Number(value);
-  if (!Number.isSafeInteger(n)) throw new RangeError(`ledger amount ${value} exceeds Number.MAX_SAFE_INTEGER`);
+  if (!Number.isSafeInteger(n))
+    throw new RangeError(`ledger amount ${value} exceeds Number.MAX_SAFE_INTEGER`);
   return n;
 }

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
 import type { OnejobConfig } from '../../src/config/types.js';
 import { setFailpoints } from '../../src/failpoints/failpoints.js';
-import { type TestApp, postJob, startTestApp } from '../helpers/startTestApp.js';
+import { postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 process.env.ONEJOB_TEST_PAYMENTS_SECRET = SECRET;
@@ -14,7 +14,13 @@ const config: OnejobConfig = {
   ...structuredClone(defaultConfig),
   inbox: {
     sources: {
-      payments: { scheme: 'standard-webhooks', secretEnv: 'ONEJOB_TEST_PAYMENTS_SECRET', eventId: 'header:webhook-id', operation: 'charge', ownerId: 'acme' },
+      payments: {
+        scheme: 'standard-webhooks',
+        secretEnv: 'ONEJOB_TEST_PAYMENTS_SECRET',
+        eventId: 'header:webhook-id',
+        operation: 'charge',
+        ownerId: 'acme',
+      },
       orders: {
         scheme: 'standard-webhooks',
         secretEnv: 'ONEJOB_TEST_PAYMENTS_SECRET',
@@ -74,17 +80,29 @@ describe('webhook inbox', () => {
       const signature = webhook.sign('evt_three', at, body);
       if (i > 0) expect(signature).not.toBe(webhook.sign('evt_three', new Date(now - 20_000), body));
       const r = await deliver({ id: 'evt_three', body, at });
-      answers.push({ status: r.status, replayed: r.headers.get('idempotent-replayed'), text: await r.text() });
+      answers.push({
+        status: r.status,
+        replayed: r.headers.get('idempotent-replayed'),
+        text: await r.text(),
+      });
     }
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
     expect(answers.map((a) => a.replayed)).toEqual([null, 'true', 'true']);
     expect(new Set(answers.map((a) => a.text)).size).toBe(1);
     const { jobId } = JSON.parse(answers[0]?.text ?? '{}') as { jobId: string };
 
-    const jobs = await t.onejob.pool.query(`SELECT id, owner_id, idempotency_key, input FROM onejob.jobs WHERE idempotency_key LIKE 'inbox:payments:evt_three'`);
-    expect(jobs.rows).toEqual([{ id: jobId, owner_id: 'acme', idempotency_key: 'inbox:payments:evt_three', input: JSON.parse(body) }]);
-    expect(await count(`SELECT 1 FROM onejob.outbox WHERE subject = $1 AND type = 'onejob.job.created'`, [jobId])).toBe(1);
-    const event = await t.onejob.pool.query(`SELECT deliveries, differing_payloads, job_id FROM onejob.inbox_events WHERE event_id = 'evt_three'`);
+    const jobs = await t.onejob.pool.query(
+      `SELECT id, owner_id, idempotency_key, input FROM onejob.jobs WHERE idempotency_key LIKE 'inbox:payments:evt_three'`,
+    );
+    expect(jobs.rows).toEqual([
+      { id: jobId, owner_id: 'acme', idempotency_key: 'inbox:payments:evt_three', input: JSON.parse(body) },
+    ]);
+    expect(
+      await count(`SELECT 1 FROM onejob.outbox WHERE subject = $1 AND type = 'onejob.job.created'`, [jobId]),
+    ).toBe(1);
+    const event = await t.onejob.pool.query(
+      `SELECT deliveries, differing_payloads, job_id FROM onejob.inbox_events WHERE event_id = 'evt_three'`,
+    );
     expect(event.rows).toEqual([{ deliveries: 3, differing_payloads: 0, job_id: jobId }]);
   });
 
@@ -113,11 +131,17 @@ describe('webhook inbox', () => {
       released = true;
       const responses = await Promise.all(both);
       expect(responses.map((r) => r.status)).toEqual([202, 202]);
-      expect(responses.map((r) => r.headers.get('idempotent-replayed')).sort()).toEqual(['true', null].sort());
+      expect(responses.map((r) => r.headers.get('idempotent-replayed')).sort()).toEqual(
+        ['true', null].sort(),
+      );
       const texts = await Promise.all(responses.map((r) => r.text()));
       expect(texts[0]).toBe(texts[1]);
-      expect(await count(`SELECT 1 FROM onejob.jobs WHERE idempotency_key = 'inbox:payments:evt_twin'`)).toBe(1);
-      expect(await count(`SELECT 1 FROM onejob.inbox_events WHERE event_id = 'evt_twin' AND deliveries = 2`)).toBe(1);
+      expect(await count(`SELECT 1 FROM onejob.jobs WHERE idempotency_key = 'inbox:payments:evt_twin'`)).toBe(
+        1,
+      );
+      expect(
+        await count(`SELECT 1 FROM onejob.inbox_events WHERE event_id = 'evt_twin' AND deliveries = 2`),
+      ).toBe(1);
     } finally {
       if (!released) await gate.query('ROLLBACK').catch(() => undefined);
       gate.release();
@@ -129,10 +153,18 @@ describe('webhook inbox', () => {
     const noHeader = await deliver({ body: JSON.stringify({ amount: 1 }) });
     expect(noHeader.status).toBe(400);
     expect(await noHeader.json()).toMatchObject({ code: 'event_id_missing' });
-    const noField = await deliver({ source: 'orders', id: 'msg-1', body: JSON.stringify({ amount: 1, order: {} }) });
+    const noField = await deliver({
+      source: 'orders',
+      id: 'msg-1',
+      body: JSON.stringify({ amount: 1, order: {} }),
+    });
     expect(noField.status).toBe(400);
     expect(await noField.json()).toMatchObject({ code: 'event_id_missing' });
-    const badId = await deliver({ source: 'orders', id: 'msg-2', body: JSON.stringify({ amount: 1, order: { id: { nested: true } } }) });
+    const badId = await deliver({
+      source: 'orders',
+      id: 'msg-2',
+      body: JSON.stringify({ amount: 1, order: { id: { nested: true } } }),
+    });
     expect(badId.status).toBe(400);
     expect(await badId.json()).toMatchObject({ code: 'event_id_invalid' });
     expect(await written()).toEqual(before);
@@ -150,7 +182,12 @@ describe('webhook inbox', () => {
       { id: 'evt_sig', body, signature: webhook.sign('evt_other', new Date(), body) },
       { id: 'evt_sig', body, at: new Date(Date.now() - 310_000) },
       { id: 'evt_sig', body, at: new Date(Date.now() + 310_000) },
-      { source: 'orders', id: 'm', body: JSON.stringify({ amount: 1, order: { id: 'o-1' } }), at: new Date(Date.now() - 70_000) },
+      {
+        source: 'orders',
+        id: 'm',
+        body: JSON.stringify({ amount: 1, order: { id: 'o-1' } }),
+        at: new Date(Date.now() - 70_000),
+      },
     ];
     for (const c of cases) {
       const r = await deliver(c);
@@ -188,7 +225,9 @@ describe('webhook inbox', () => {
     const second = await deliver({ id: 'evt_body', body: JSON.stringify({ amount: 2 }) });
     expect(await second.text()).toBe(await first.text());
     expect(second.headers.get('idempotent-replayed')).toBe('true');
-    const { rows } = await t.onejob.pool.query(`SELECT deliveries, differing_payloads FROM onejob.inbox_events WHERE event_id = 'evt_body'`);
+    const { rows } = await t.onejob.pool.query(
+      `SELECT deliveries, differing_payloads FROM onejob.inbox_events WHERE event_id = 'evt_body'`,
+    );
     expect(rows[0]).toEqual({ deliveries: 2, differing_payloads: 1 });
   });
 
@@ -202,7 +241,9 @@ describe('webhook inbox', () => {
     expect(retry.status).toBe(202);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     const { jobId } = (await retry.json()) as { jobId: string };
-    const { rows } = await t.onejob.pool.query(`SELECT id FROM onejob.jobs WHERE idempotency_key = 'inbox:payments:evt_lost'`);
+    const { rows } = await t.onejob.pool.query(
+      `SELECT id FROM onejob.jobs WHERE idempotency_key = 'inbox:payments:evt_lost'`,
+    );
     expect(rows).toEqual([{ id: jobId }]);
   });
 
@@ -221,6 +262,10 @@ describe('webhook inbox', () => {
     expect(a.status).toBe(202);
     expect(b.headers.get('idempotent-replayed')).toBe('true');
     expect(await b.text()).toBe(await a.text());
-    expect(await count(`SELECT 1 FROM onejob.jobs WHERE owner_id = 'shop' AND idempotency_key = 'inbox:orders:4711'`)).toBe(1);
+    expect(
+      await count(
+        `SELECT 1 FROM onejob.jobs WHERE owner_id = 'shop' AND idempotency_key = 'inbox:orders:4711'`,
+      ),
+    ).toBe(1);
   });
 });

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTransfer } from '../../src/ledger/createTransfer.js';
 import { getBalance } from '../../src/ledger/getBalance.js';
-import { type TestDatabase, createTestDatabase } from '../helpers/testDatabase.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 let db: TestDatabase;
 let pool: pg.Pool;
@@ -34,7 +34,12 @@ describe('ledger under concurrency', () => {
     const plan = Array.from({ length: TRANSFERS }, (_, i) => {
       const d = Math.floor(rand() * ACCOUNTS.length);
       const c = (d + 1 + Math.floor(rand() * (ACCOUNTS.length - 1))) % ACCOUNTS.length;
-      return { id: `tx-${i}`, debitAccount: ACCOUNTS[d] as string, creditAccount: ACCOUNTS[c] as string, amount: 1 + Math.floor(rand() * 10_000) };
+      return {
+        id: `tx-${i}`,
+        debitAccount: ACCOUNTS[d] as string,
+        creditAccount: ACCOUNTS[c] as string,
+        amount: 1 + Math.floor(rand() * 10_000),
+      };
     });
     // Retries of a tenth of the transfers, interleaved with the originals.
     const work = [...plan, ...plan.filter((_, i) => i % 10 === 0)].sort(() => rand() - 0.5);
@@ -54,7 +59,9 @@ describe('ledger under concurrency', () => {
       }),
     );
     const elapsedMs = Date.now() - started;
-    console.log(`${work.length} transfer requests at concurrency ${CONCURRENCY}: ${elapsedMs} ms (${Math.round(work.length / (elapsedMs / 1000))}/s)`);
+    console.log(
+      `${work.length} transfer requests at concurrency ${CONCURRENCY}: ${elapsedMs} ms (${Math.round(work.length / (elapsedMs / 1000))}/s)`,
+    );
 
     expect(created).toBe(TRANSFERS);
     expect(replayed).toBe(work.length - TRANSFERS);
@@ -77,5 +84,6 @@ describe('ledger under concurrency', () => {
       sum += b.balance;
     }
     expect(sum).toBe(0);
-  });
+    // About 20 s on an idle two-core machine; the margin is for a machine busy with other suites.
+  }, 120_000);
 });

@@ -6,7 +6,7 @@ import { ledgerCommand } from '../../src/cli/commands/ledgerCommand.js';
 import { createTransfer } from '../../src/ledger/createTransfer.js';
 import { reverseTransfer } from '../../src/ledger/reverseTransfer.js';
 import { spawnOnejob } from '../helpers/spawnOnejob.js';
-import { type TestDatabase, createTestDatabase } from '../helpers/testDatabase.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 let db: TestDatabase;
 let pool: pg.Pool;
@@ -14,7 +14,14 @@ let beforeReversal: string;
 beforeAll(async () => {
   db = await createTestDatabase();
   pool = new pg.Pool({ connectionString: db.url, max: 2 });
-  const { transfer } = await createTransfer(pool, { ownerId: 'cli', id: 'c-1', debitAccount: 'wallet', creditAccount: 'shop', amount: 250, currency: 'USD' });
+  const { transfer } = await createTransfer(pool, {
+    ownerId: 'cli',
+    id: 'c-1',
+    debitAccount: 'wallet',
+    creditAccount: 'shop',
+    amount: 250,
+    currency: 'USD',
+  });
   beforeReversal = transfer.recordedAt;
   await reverseTransfer(pool, { ownerId: 'cli', transferId: 'c-1', id: 'c-1-rev', reason: 'returned' });
   await pool.query(`INSERT INTO onejob.inbox_events (source, event_id, owner_id, job_id, response_status, response_body, payload_digest, deliveries)
@@ -59,7 +66,9 @@ describe('ledger and inbox commands', () => {
   it('onejob ledger balance reads the balance now and as of an earlier instant', async () => {
     const now = JSON.parse(await spawned(['ledger', 'balance', 'shop', '--owner', 'cli', '--json']));
     expect(now).toMatchObject({ account: 'shop', currency: 'USD', balance: 0, debits: 250, credits: 250 });
-    const then = JSON.parse(await run(['ledger', 'balance', 'shop', '--owner', 'cli', '--as-of', beforeReversal, '--json']));
+    const then = JSON.parse(
+      await run(['ledger', 'balance', 'shop', '--owner', 'cli', '--as-of', beforeReversal, '--json']),
+    );
     expect(then).toMatchObject({ balance: 250, asOf: beforeReversal });
   });
 
@@ -68,6 +77,8 @@ describe('ledger and inbox commands', () => {
     expect(text).toMatch(/c-1 .*debit .*-250 .*shop .*reversed by c-1-rev/);
     expect(text).toMatch(/c-1-rev .*credit .*250 .*shop .*reverses c-1 .*returned/);
     const events = JSON.parse(await run(['inbox', 'list', '--json']));
-    expect(events).toEqual([expect.objectContaining({ source: 'payments', eventId: 'evt_cli', deliveries: 3 })]);
+    expect(events).toEqual([
+      expect.objectContaining({ source: 'payments', eventId: 'evt_cli', deliveries: 3 }),
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OWNER_B, type TestApp, startTestApp } from '../helpers/startTestApp.js';
+import { OWNER_B, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -7,10 +7,24 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const transfer = (json: unknown, token?: string) => t.request('/v1/ledger/transfers', { method: 'POST', json, ...(token ? { token } : {}) });
+const transfer = (json: unknown, token?: string) =>
+  t.request('/v1/ledger/transfers', { method: 'POST', json, ...(token ? { token } : {}) });
 const balance = async (account: string, asOf?: string, token?: string) => {
-  const r = await t.request(`/v1/ledger/accounts/${account}${asOf ? `?asOf=${encodeURIComponent(asOf)}` : ''}`, token ? { token } : {});
-  return { status: r.status, body: (await r.json()) as { balance: number; debits: number; credits: number; currency: string; asOf: string; code?: string } };
+  const r = await t.request(
+    `/v1/ledger/accounts/${account}${asOf ? `?asOf=${encodeURIComponent(asOf)}` : ''}`,
+    token ? { token } : {},
+  );
+  return {
+    status: r.status,
+    body: (await r.json()) as {
+      balance: number;
+      debits: number;
+      credits: number;
+      currency: string;
+      asOf: string;
+      code?: string;
+    },
+  };
 };
 
 async function count(sql: string, params: unknown[] = []): Promise<number> {
@@ -24,18 +38,45 @@ const ledgerRows = () =>
 
 describe('ledger transfers', () => {
   it('a transfer writes one debit and one credit entry and moves the balances by its amount', async () => {
-    const r = await transfer({ id: 't-basic', debitAccount: 'cash', creditAccount: 'sales', amount: 1999, currency: 'EUR', reference: 'order 7' });
+    const r = await transfer({
+      id: 't-basic',
+      debitAccount: 'cash',
+      creditAccount: 'sales',
+      amount: 1999,
+      currency: 'EUR',
+      reference: 'order 7',
+    });
     expect(r.status).toBe(201);
     const body = (await r.json()) as { id: string; amount: number; recordedAt: string; effectiveAt: string };
-    expect(body).toMatchObject({ id: 't-basic', debitAccount: 'cash', creditAccount: 'sales', amount: 1999, currency: 'EUR', reverses: null });
+    expect(body).toMatchObject({
+      id: 't-basic',
+      debitAccount: 'cash',
+      creditAccount: 'sales',
+      amount: 1999,
+      currency: 'EUR',
+      reverses: null,
+    });
     expect(body.effectiveAt).toBe(body.recordedAt);
-    expect((await balance('cash')).body).toMatchObject({ account: 'cash', currency: 'EUR', balance: -1999, debits: 1999, credits: 0 });
+    expect((await balance('cash')).body).toMatchObject({
+      account: 'cash',
+      currency: 'EUR',
+      balance: -1999,
+      debits: 1999,
+      credits: 0,
+    });
     expect((await balance('sales')).body).toMatchObject({ balance: 1999, debits: 0, credits: 1999 });
     expect(await count(`SELECT 1 FROM onejob.ledger_entries WHERE transfer_id = 't-basic'`)).toBe(2);
   });
 
   it('the same id with the same fields replays with 200 and Idempotent-Replayed, writing nothing', async () => {
-    const body = { id: 't-replay', debitAccount: 'a1', creditAccount: 'a2', amount: 5, currency: 'USD', effectiveAt: '2025-01-31T14:02:00Z' };
+    const body = {
+      id: 't-replay',
+      debitAccount: 'a1',
+      creditAccount: 'a2',
+      amount: 5,
+      currency: 'USD',
+      effectiveAt: '2025-01-31T14:02:00Z',
+    };
     const first = await transfer(body);
     expect(first.status).toBe(201);
     const before = await ledgerRows();
@@ -50,8 +91,20 @@ describe('ledger transfers', () => {
   it('the same id with different fields is a 409 and writes nothing, not even a new account', async () => {
     await transfer({ id: 't-scope', debitAccount: 'b1', creditAccount: 'b2', amount: 5, currency: 'USD' });
     const before = await ledgerRows();
-    for (const change of [{ amount: 6 }, { creditAccount: 'b-new' }, { reference: 'x' }, { effectiveAt: '2020-01-01T00:00:00Z' }]) {
-      const r = await transfer({ id: 't-scope', debitAccount: 'b1', creditAccount: 'b2', amount: 5, currency: 'USD', ...change });
+    for (const change of [
+      { amount: 6 },
+      { creditAccount: 'b-new' },
+      { reference: 'x' },
+      { effectiveAt: '2020-01-01T00:00:00Z' },
+    ]) {
+      const r = await transfer({
+        id: 't-scope',
+        debitAccount: 'b1',
+        creditAccount: 'b2',
+        amount: 5,
+        currency: 'USD',
+        ...change,
+      });
       expect(r.status).toBe(409);
       expect(((await r.json()) as { code: string }).code).toBe('transfer_exists_with_different_fields');
     }
@@ -63,15 +116,29 @@ describe('ledger transfers', () => {
     const body = { id: 't-race', debitAccount: 'r1', creditAccount: 'r2', amount: 7, currency: 'USD' };
     const responses = await Promise.all(Array.from({ length: 50 }, () => transfer(body)));
     expect(responses.filter((r) => r.status === 201)).toHaveLength(1);
-    expect(responses.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === 'true')).toHaveLength(49);
+    expect(
+      responses.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === 'true'),
+    ).toHaveLength(49);
     const bodies = new Set(await Promise.all(responses.map((r) => r.text())));
     expect(bodies.size).toBe(1);
     expect((await balance('r2')).body.balance).toBe(7);
   });
 
   it('a transfer between accounts of different currencies is a 422 currency_mismatch and writes nothing', async () => {
-    await transfer({ id: 't-usd', debitAccount: 'usd-wallet', creditAccount: 'usd-sink', amount: 100, currency: 'USD' });
-    await transfer({ id: 't-eur', debitAccount: 'eur-wallet', creditAccount: 'eur-sink', amount: 100, currency: 'EUR' });
+    await transfer({
+      id: 't-usd',
+      debitAccount: 'usd-wallet',
+      creditAccount: 'usd-sink',
+      amount: 100,
+      currency: 'USD',
+    });
+    await transfer({
+      id: 't-eur',
+      debitAccount: 'eur-wallet',
+      creditAccount: 'eur-sink',
+      amount: 100,
+      currency: 'EUR',
+    });
     const before = await ledgerRows();
     const cases = [
       { debitAccount: 'usd-wallet', creditAccount: 'eur-wallet', currency: 'USD' },
@@ -112,20 +179,36 @@ describe('ledger transfers', () => {
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(((await r.json()) as { code: string }).code).toBe('request_invalid');
     }
-    const notJson = await t.request('/v1/ledger/transfers', { method: 'POST', body: '{"id":', headers: { 'content-type': 'application/json' } });
+    const notJson = await t.request('/v1/ledger/transfers', {
+      method: 'POST',
+      body: '{"id":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(((await notJson.json()) as { code: string }).code).toBe('invalid_json');
     expect(await ledgerRows()).toBe(before);
   });
 
   it('accounts are scoped to their owner: another owner sees 404 and has its own account of that name', async () => {
-    await transfer({ id: 't-owner', debitAccount: 'o-shared', creditAccount: 'o-other', amount: 3, currency: 'USD' });
+    await transfer({
+      id: 't-owner',
+      debitAccount: 'o-shared',
+      creditAccount: 'o-other',
+      amount: 3,
+      currency: 'USD',
+    });
     expect((await balance('o-shared', undefined, OWNER_B.token)).status).toBe(404);
     expect((await t.request('/v1/ledger/transfers/t-owner', { token: OWNER_B.token })).status).toBe(404);
     // The same transfer id and account names for owner B are B's own, in B's currency.
-    const rb = await transfer({ id: 't-owner', debitAccount: 'o-shared', creditAccount: 'o-other', amount: 9, currency: 'EUR' }, OWNER_B.token);
+    const rb = await transfer(
+      { id: 't-owner', debitAccount: 'o-shared', creditAccount: 'o-other', amount: 9, currency: 'EUR' },
+      OWNER_B.token,
+    );
     expect(rb.status).toBe(201);
     expect((await balance('o-shared')).body).toMatchObject({ currency: 'USD', balance: -3 });
-    expect((await balance('o-shared', undefined, OWNER_B.token)).body).toMatchObject({ currency: 'EUR', balance: -9 });
+    expect((await balance('o-shared', undefined, OWNER_B.token)).body).toMatchObject({
+      currency: 'EUR',
+      balance: -9,
+    });
   });
 
   it('an unknown account is 404 account_not_found; a bad asOf is 400', async () => {

@@ -4,7 +4,9 @@ import { formatTable, printJson } from '../formatTable.js';
 import { withDatabase } from './ledgerDatabase.js';
 
 export function inboxCommand(program: Command) {
-  const inbox = program.command('inbox').description('signed webhooks received (one row per event, however often delivered)');
+  const inbox = program
+    .command('inbox')
+    .description('signed webhooks received (one row per event, however often delivered)');
   inbox
     .command('list')
     .description('recorded webhook events, newest first, with their job and delivery count')
@@ -12,7 +14,9 @@ export function inboxCommand(program: Command) {
     .option('--limit <n>', 'events to show', '50')
     .option('--json', 'print JSON instead of text')
     .action(async (opts: { source?: string; limit: string; json?: boolean }) => {
-      const events = await withDatabase((pool) => listInboxEvents(pool, { source: opts.source ?? null, limit: Number(opts.limit) }));
+      const events = await withDatabase((pool) =>
+        listInboxEvents(pool, { source: opts.source ?? null, limit: Number(opts.limit) }),
+      );
       if (opts.json) return printJson(events);
       const rows = events.map((e) => [
         e.firstReceivedAt,

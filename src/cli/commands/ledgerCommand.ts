@@ -14,11 +14,16 @@ interface LedgerOptions {
 const asOfOf = (opts: LedgerOptions) => (opts.asOf ? parseTimeOrAgo(opts.asOf) : undefined);
 
 export function ledgerCommand(program: Command) {
-  const ledger = program.command('ledger').description('read the append-only ledger (balances and entries, as of any instant)');
+  const ledger = program
+    .command('ledger')
+    .description('read the append-only ledger (balances and entries, as of any instant)');
   const common = (c: Command) =>
     c
       .option('--owner <id>', 'owner of the account (the owner an API token maps to)', 'dev')
-      .option('--as-of <time>', 'ISO time, or a duration before now such as 2h: only transfers recorded by then count')
+      .option(
+        '--as-of <time>',
+        'ISO time, or a duration before now such as 2h: only transfers recorded by then count',
+      )
       .option('--json', 'print the JSON document instead of text');
 
   common(ledger.command('balance <account>').description('balance of an account: credits - debits')).action(
@@ -28,13 +33,26 @@ export function ledgerCommand(program: Command) {
       process.stdout.write(
         `${formatTable(
           ['account', 'currency', 'balance', 'debits', 'credits', 'as of'],
-          [[balance.account, balance.currency, balance.balance, balance.debits, balance.credits, balance.asOf]],
+          [
+            [
+              balance.account,
+              balance.currency,
+              balance.balance,
+              balance.debits,
+              balance.credits,
+              balance.asOf,
+            ],
+          ],
         )}\n`,
       );
     },
   );
 
-  common(ledger.command('entries <account>').description('entries of an account, oldest first; originals and reversals'))
+  common(
+    ledger
+      .command('entries <account>')
+      .description('entries of an account, oldest first; originals and reversals'),
+  )
     .option('--limit <n>', 'entries to show', '100')
     .action(async (account: string, opts: LedgerOptions & { limit: string }) => {
       const page = await withDatabase((pool) =>
@@ -51,7 +69,9 @@ export function ledgerCommand(program: Command) {
         e.reason ?? e.reference,
       ]);
       process.stdout.write(`${page.account} (${page.currency}) as of ${page.asOf}\n`);
-      process.stdout.write(`${formatTable(['recorded', 'transfer', 'side', 'amount', 'counterparty', 'link', 'reason/reference'], rows)}\n`);
+      process.stdout.write(
+        `${formatTable(['recorded', 'transfer', 'side', 'amount', 'counterparty', 'link', 'reason/reference'], rows)}\n`,
+      );
       if (page.nextCursor) process.stdout.write(`(more entries: raise --limit)\n`);
     });
 }

@@ -5,7 +5,10 @@ import { startEmbedded } from '../../db/startEmbedded.js';
 
 export async function withDatabase<T>(fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
   const embedded = process.env.DATABASE_URL ? undefined : await startEmbedded('.onejob');
-  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL ?? embedded!.connectionString, max: 2 });
+  const pool = new pg.Pool({
+    connectionString: process.env.DATABASE_URL ?? embedded!.connectionString,
+    max: 2,
+  });
   try {
     return await fn(pool);
   } finally {

@@ -28,12 +28,15 @@ export async function inboxRoutes(app: FastifyInstance, { onejob }: { onejob: On
         params: { type: 'object', required: ['source'], properties: { source: { type: 'string' } } },
         response: {
           202: {
-            description: 'The job the event created; on a redelivery the same body with Idempotent-Replayed: true',
+            description:
+              'The job the event created; on a redelivery the same body with Idempotent-Replayed: true',
             type: 'object',
             required: ['jobId'],
             properties: { jobId: { type: 'string', format: 'uuid' } },
           },
-          400: problemResponse('No event id (event_id_missing), a bad one, or a body that is not a JSON object'),
+          400: problemResponse(
+            'No event id (event_id_missing), a bad one, or a body that is not a JSON object',
+          ),
           401: problemResponse('Missing or invalid signature, or a timestamp outside the tolerance'),
           404: problemResponse('No such source'),
           422: problemResponse("The body fails the operation's input schema"),
@@ -42,14 +45,24 @@ export async function inboxRoutes(app: FastifyInstance, { onejob }: { onejob: On
     },
     async (request, reply) => {
       const source = sources.get(request.params.source);
-      if (!source) throw new OnejobError('source_unknown', `No inbox source is configured as "${request.params.source}".`);
+      if (!source)
+        throw new OnejobError(
+          'source_unknown',
+          `No inbox source is configured as "${request.params.source}".`,
+        );
       const answer = await receiveWebhook(onejob, source, {
         headers: request.headers,
         rawBody: request.body ?? Buffer.alloc(0),
         traceparent: traceparentOf(request),
       });
       request.log.info(
-        { source: source.name, eventId: answer.eventId, jobId: answer.body.jobId, replayed: answer.replayed, deliveries: answer.deliveries },
+        {
+          source: source.name,
+          eventId: answer.eventId,
+          jobId: answer.body.jobId,
+          replayed: answer.replayed,
+          deliveries: answer.deliveries,
+        },
         answer.replayed ? 'webhook redelivered' : 'webhook accepted',
       );
       await failpoint('inbox.after_commit');

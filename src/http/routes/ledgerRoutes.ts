@@ -11,7 +11,18 @@ import { problemResponse } from '../schemas.js';
 // Response shapes, inline so /openapi.json documents them without shared $refs.
 const transferSchema = {
   type: 'object',
-  required: ['id', 'debitAccount', 'creditAccount', 'amount', 'currency', 'reference', 'effectiveAt', 'recordedAt', 'reverses', 'reason'],
+  required: [
+    'id',
+    'debitAccount',
+    'creditAccount',
+    'amount',
+    'currency',
+    'reference',
+    'effectiveAt',
+    'recordedAt',
+    'reverses',
+    'reason',
+  ],
   properties: {
     id: { type: 'string' },
     debitAccount: { type: 'string' },
@@ -20,7 +31,11 @@ const transferSchema = {
     currency: { type: 'string' },
     reference: { type: ['string', 'null'] },
     effectiveAt: { type: 'string', format: 'date-time', description: 'Business time' },
-    recordedAt: { type: 'string', format: 'date-time', description: 'When the ledger recorded it; asOf filters on this' },
+    recordedAt: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the ledger recorded it; asOf filters on this',
+    },
     reverses: { type: ['string', 'null'], description: 'On a reversal, the transfer it compensates' },
     reason: { type: ['string', 'null'] },
   },
@@ -58,8 +73,15 @@ const entrySchema = {
 } as const;
 
 const transferResponse = (description: string) => ({ description, ...transferSchema });
-const accountParams = { type: 'object', required: ['account'], properties: { account: { type: 'string' } } } as const;
-const asOfProperty = { type: 'string', description: 'ISO 8601 instant; only transfers recorded at or before it count' } as const;
+const accountParams = {
+  type: 'object',
+  required: ['account'],
+  properties: { account: { type: 'string' } },
+} as const;
+const asOfProperty = {
+  type: 'string',
+  description: 'ISO 8601 instant; only transfers recorded at or before it count',
+} as const;
 
 interface TransferBody {
   id: string;
@@ -93,7 +115,9 @@ export async function ledgerRoutes(app: FastifyInstance, { onejob }: { onejob: O
           },
         },
         response: {
-          200: transferResponse('The existing transfer with the same id and fields (Idempotent-Replayed: true)'),
+          200: transferResponse(
+            'The existing transfer with the same id and fields (Idempotent-Replayed: true)',
+          ),
           201: transferResponse('The new transfer'),
           400: problemResponse('A field is missing or malformed'),
           409: problemResponse('The id names a transfer with different fields'),
@@ -102,7 +126,10 @@ export async function ledgerRoutes(app: FastifyInstance, { onejob }: { onejob: O
       },
     },
     async (request, reply) => {
-      const { transfer, replayed } = await createTransfer(onejob.pool, { ownerId: ownerOf(request), ...request.body });
+      const { transfer, replayed } = await createTransfer(onejob.pool, {
+        ownerId: ownerOf(request),
+        ...request.body,
+      });
       if (replayed) reply.header('Idempotent-Replayed', 'true');
       return reply.code(replayed ? 200 : 201).send(transfer);
     },
@@ -165,7 +192,10 @@ export async function ledgerRoutes(app: FastifyInstance, { onejob }: { onejob: O
         tags: ['ledger'],
         params: accountParams,
         querystring: { type: 'object', additionalProperties: false, properties: { asOf: asOfProperty } },
-        response: { 200: { description: 'The balance', ...balanceSchema }, 404: problemResponse('No such account') },
+        response: {
+          200: { description: 'The balance', ...balanceSchema },
+          404: problemResponse('No such account'),
+        },
       },
     },
     async (request) => getBalance(onejob.pool, ownerOf(request), request.params.account, request.query.asOf),
@@ -175,7 +205,8 @@ export async function ledgerRoutes(app: FastifyInstance, { onejob }: { onejob: O
     '/v1/ledger/accounts/:account/entries',
     {
       schema: {
-        summary: 'Entries of an account recorded at or before asOf, oldest first; reversals and originals both',
+        summary:
+          'Entries of an account recorded at or before asOf, oldest first; reversals and originals both',
         tags: ['ledger'],
         params: accountParams,
         querystring: {
