@@ -12,6 +12,7 @@ import { healthRoutes } from './routes/healthRoutes.js';
 import { inboxRoutes } from './routes/inboxRoutes.js';
 import { jobsRoutes } from './routes/jobsRoutes.js';
 import { ledgerRoutes } from './routes/ledgerRoutes.js';
+import { outboxRoutes } from './routes/outboxRoutes.js';
 import { providersRoutes } from './routes/providersRoutes.js';
 import { attemptSchema, jobSchema, problemSchema } from './schemas.js';
 import { sendProblem } from './sendProblem.js';
@@ -122,6 +123,7 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   await app.register(attemptsRoutes, { onejob });
   await app.register(inboxRoutes, { onejob });
   await app.register(ledgerRoutes, { onejob });
+  await app.register(outboxRoutes, { onejob });
   await app.register(providersRoutes, { onejob });
   await app.register(dashboardRoutes, { onejob });
 
