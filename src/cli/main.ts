@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { archiveCommand } from './commands/archiveCommand.js';
 import { benchCommand } from './commands/benchCommand.js';
 import { inboxCommand } from './commands/inboxCommand.js';
+import { demoCommand } from './commands/demoCommand.js';
 import { jobsCommand } from './commands/jobsCommand.js';
 import { ledgerCommand } from './commands/ledgerCommand.js';
 import { migrateCommand } from './commands/migrateCommand.js';
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   migrateCommand(program);
   archiveCommand(program);
   jobsCommand(program);
+  demoCommand(program);
   benchCommand(program);
   ledgerCommand(program);
   inboxCommand(program);
