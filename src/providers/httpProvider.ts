@@ -67,7 +67,11 @@ function send(
     });
     req.on('error', (error) => {
       const code = errorCode(error);
-      const e = { code: connected ? `connection_${code.toLowerCase()}` : 'connection_refused', message: error.message, cause: code };
+      const e = {
+        code: connected ? `connection_${code.toLowerCase()}` : code === 'ECONNREFUSED' ? 'connection_refused' : `connect_${code.toLowerCase()}`,
+        message: error.message,
+        cause: code,
+      };
       finish(connected ? { kind: 'lost', error: e } : { kind: 'not_sent', error: e });
     });
     req.on('response', (res) => {
