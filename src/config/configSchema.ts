@@ -2,6 +2,8 @@
 // refuses to start instead of being ignored. Provider kinds use a discriminator so the
 // error names the key that is wrong for that kind.
 
+import { outputRuleSchema } from '../providers/inference/outputRules.js';
+
 const prices = {
   type: 'object',
   additionalProperties: false,
@@ -106,7 +108,7 @@ export const operationSchema = {
       properties: { system: { type: 'string' }, user: { type: 'string', minLength: 1 } },
     },
     outputSchema: { type: 'object' },
-    rules: { type: 'array' },
+    rules: { type: 'array', items: outputRuleSchema },
     contract: {
       type: 'object',
       additionalProperties: false,

@@ -3,6 +3,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { configSchema } from './configSchema.js';
 import { defaultConfig } from './defaultConfig.js';
 import type { OnejobConfig } from './types.js';
+import { type OutputRule, ruleProblems } from '../providers/inference/outputRules.js';
 
 /** A configuration the service refuses to start with. `path` is a JSON pointer to the bad key. */
 export class ConfigError extends Error {
@@ -78,6 +79,9 @@ export function validateConfig(
         'is only allowed for operations with effect "pure"',
         source,
       );
+    }
+    for (const problem of ruleProblems((op.rules ?? []) as OutputRule[])) {
+      throw new ConfigError(`/operations/${name}/rules/${problem.index}`, problem.message, source);
     }
     for (const key of ['inputSchema', 'outputSchema'] as const) {
       const schema = op[key];

@@ -1,0 +1,81 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/defaultConfig.js';
+import { ConfigError, validateConfig } from '../../src/config/loadConfig.js';
+import { spawnOnejob } from '../helpers/spawnOnejob.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: configs are mutated freely to break them
+type Loose = Record<string, any>;
+const base = () => structuredClone(defaultConfig) as unknown as Loose;
+
+function refusal(mutate: (c: Loose) => void, env: NodeJS.ProcessEnv = {}): ConfigError {
+  const config = base();
+  mutate(config);
+  try {
+    validateConfig(config, 'test', env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('config was accepted');
+}
+
+const gpt = { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:1/v1', model: 'gpt-4o-mini' };
+
+describe('provider configuration', () => {
+  it.each([
+    ['an unknown provider kind', (c: Loose) => (c.providers.x = { kind: 'bedrock', model: 'm' }), '/providers/x/kind'],
+    ['an anthropic provider without a model', (c: Loose) => (c.providers.x = { kind: 'anthropic', baseUrl: 'http://127.0.0.1:1' }), '/providers/x/model'],
+    ['an openai-compatible provider without a baseUrl', (c: Loose) => (c.providers.x = { kind: 'openai-compatible', model: 'gpt-4o' }), '/providers/x/baseUrl'],
+    ['maxTokens on an openai-compatible provider', (c: Loose) => (c.providers.x = { ...gpt, maxTokens: 10 }), '/providers/x/maxTokens'],
+    ['a misspelt price', (c: Loose) => (c.providers.x = { ...gpt, prices: { inputPerMillion: 1 } }), '/providers/x/prices/inputPerMillion'],
+    ['a rule with an unknown constraint', (c: Loose) => (c.operations.summarize.rules = [{ path: '/summary', maxLen: 3 }]), '/operations/summarize/rules/0/maxLen'],
+    ['a rule with no constraint at all', (c: Loose) => (c.operations.summarize.rules = [{ path: '/summary' }]), '/operations/summarize/rules/0'],
+    ['a rule whose path is not a JSON pointer', (c: Loose) => (c.operations.summarize.rules = [{ path: 'summary', maxLength: 3 }]), '/operations/summarize/rules/0/path'],
+    ['a rule with a broken regular expression', (c: Loose) => (c.operations.summarize.rules = [{ path: '/summary', notMatches: '(' }]), '/operations/summarize/rules/0'],
+    ['an inference operation without a prompt', (c: Loose) => delete c.operations.summarize.prompt, '/operations/summarize/prompt'],
+  ])('refuses %s and names the key', (_name, mutate, path) => {
+    expect(refusal(mutate).path).toBe(path);
+  });
+
+  it('refuses a provider whose API key variable is unset, naming the variable; accepts it once set', () => {
+    const mutate = (c: Loose) => (c.providers.x = { ...gpt, apiKeyEnv: 'ONEJOB_TEST_UNSET_KEY' });
+    const error = refusal(mutate);
+    expect(error.path).toBe('/providers/x/apiKeyEnv');
+    expect(error.message).toContain('ONEJOB_TEST_UNSET_KEY');
+    const config = base();
+    mutate(config);
+    expect(() => validateConfig(config, 'test', { ONEJOB_TEST_UNSET_KEY: 'sk-x' })).not.toThrow();
+  });
+
+  it('accepts every rule form the docs describe', () => {
+    const config = base();
+    config.operations.summarize.rules = [
+      { path: '/summary', maxLength: 280, minLength: 1, required: true },
+      { path: '/score', min: 0, max: 1 },
+      { path: '/lang', in: ['en', 'fr'] },
+      { path: '/lang', notIn: ['xx'] },
+      { path: '/summary', matches: '\\S', notMatches: 'as an ai', flags: 'i', message: 'no disclaimers' },
+    ];
+    expect(() => validateConfig(config, 'test', {})).not.toThrow();
+  });
+
+  it('onejob serve refuses to start when an API key variable is unset, exits 2 and names the key', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'onejob-providers-'));
+    const file = join(dir, 'config.json');
+    const config = base();
+    config.providers.backup = { kind: 'anthropic', baseUrl: 'http://127.0.0.1:1', model: 'claude-sonnet-4-5', apiKeyEnv: 'ONEJOB_TEST_BACKUP_KEY' };
+    config.operations.summarize.providers = ['sim-a', 'backup'];
+    await writeFile(file, JSON.stringify(config));
+    const serve = spawnOnejob(['serve', '--config', file], {
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/unused',
+      ONEJOB_API_KEYS: 't=o',
+      PORT: '0',
+      ONEJOB_TEST_BACKUP_KEY: undefined,
+    });
+    expect(await serve.exited).toBe(2);
+    expect(serve.output()).toContain('/providers/backup/apiKeyEnv names environment variable ONEJOB_TEST_BACKUP_KEY, which is not set');
+  });
+});
