@@ -7,6 +7,7 @@ import { demoCommand } from './commands/demoCommand.js';
 import { jobsCommand } from './commands/jobsCommand.js';
 import { ledgerCommand } from './commands/ledgerCommand.js';
 import { migrateCommand } from './commands/migrateCommand.js';
+import { outboxCommand } from './commands/outboxCommand.js';
 import { serveCommand } from './commands/serveCommand.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   benchCommand(program);
   ledgerCommand(program);
   inboxCommand(program);
+  outboxCommand(program);
   return program;
 }
 

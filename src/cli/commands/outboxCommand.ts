@@ -1,0 +1,56 @@
+import type { Command } from 'commander';
+import { listDeadLetters, replayDeadLetter } from '../../outbox/deadLetters.js';
+import { outboxBacklog } from '../../outbox/outboxBacklog.js';
+import { withDatabase } from './ledgerDatabase.js';
+
+const print = (text: string) => void process.stdout.write(`${text}\n`);
+
+/** `onejob outbox backlog|dead-letters|replay`: the operator's view of the outbox, straight from the database. */
+export function outboxCommand(program: Command) {
+  const outbox = program.command('outbox').description('outbox backlog and dead letters (reads DATABASE_URL, else ./.onejob)');
+
+  outbox
+    .command('backlog')
+    .description('pending and dead deliveries per publisher')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const backlog = await withDatabase((pool) => outboxBacklog(pool));
+      if (opts.json) return print(JSON.stringify(backlog, null, 2));
+      if (backlog.length === 0) return print('no publisher has run yet');
+      print('PUBLISHER            KIND      PENDING   DEAD  OLDEST PENDING');
+      for (const b of backlog) {
+        print(
+          `${b.publisher.padEnd(20)} ${b.kind.padEnd(9)} ${String(b.pending).padStart(7)} ${String(b.dead).padStart(6)}  ${b.pending ? `${b.oldestAgeSeconds.toFixed(1)} s` : '-'}`,
+        );
+      }
+    });
+
+  outbox
+    .command('dead-letters')
+    .description('events a publisher gave up on after maxDeliveries refused tries, newest first')
+    .option('--publisher <name>', 'only this publisher')
+    .option('--limit <n>', 'how many', '50')
+    .option('--cursor <cursor>', 'next page, from a previous --json output')
+    .option('--json', 'print JSON (with nextCursor)')
+    .action(async (opts: { publisher?: string; limit: string; cursor?: string; json?: boolean }) => {
+      const page = await withDatabase((pool) =>
+        listDeadLetters(pool, { publisher: opts.publisher, limit: Number(opts.limit), cursor: opts.cursor }),
+      );
+      if (opts.json) return print(JSON.stringify(page, null, 2));
+      if (page.items.length === 0) return print('no dead letters');
+      for (const d of page.items) {
+        print(`${d.eventId}  ${d.publisher}  ${d.type}  subject=${d.subject}  tries=${d.attempts}  dead at ${d.deadAt}`);
+        if (d.lastError) print(`    last error: ${d.lastError}`);
+      }
+      if (page.nextCursor) print(`more: --cursor ${page.nextCursor}`);
+    });
+
+  outbox
+    .command('replay <eventId>')
+    .description('send a dead letter back to the relay, with the same event id')
+    .option('--publisher <name>', 'only for this publisher (default: every publisher it is dead for)')
+    .action(async (eventId: string, opts: { publisher?: string }) => {
+      const replayed = await withDatabase((pool) => replayDeadLetter(pool, eventId, opts.publisher));
+      for (const r of replayed) print(`replaying ${r.eventId} to ${r.publisher}`);
+    });
+}
