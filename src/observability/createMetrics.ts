@@ -67,6 +67,12 @@ export function createMetrics() {
       labelNames: ['publisher'] as const,
       registers: [registry],
     }),
+    inboxDeliveries: new Counter({
+      name: 'onejob_inbox_deliveries_total',
+      help: 'Webhook deliveries by source and outcome: accepted, replayed, or the refusal code',
+      labelNames: ['source', 'outcome'] as const,
+      registers: [registry],
+    }),
   };
 }
 

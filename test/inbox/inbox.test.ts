@@ -195,6 +195,10 @@ describe('webhook inbox', () => {
       expect(await r.json()).toMatchObject({ code: 'signature_invalid' });
     }
     expect(await written()).toEqual(before);
+    const refused = (await t.onejob.metrics.inboxDeliveries.get()).values.filter(
+      (v) => v.labels.outcome === 'signature_invalid',
+    );
+    expect(refused.reduce((n, v) => n + v.value, 0)).toBe(cases.length);
     // The event is still new: a correctly signed delivery creates its job.
     expect((await deliver({ id: 'evt_sig', body })).headers.get('idempotent-replayed')).toBeNull();
   });

@@ -50,10 +50,21 @@ export async function inboxRoutes(app: FastifyInstance, { onejob }: { onejob: On
           'source_unknown',
           `No inbox source is configured as "${request.params.source}".`,
         );
-      const answer = await receiveWebhook(onejob, source, {
-        headers: request.headers,
-        rawBody: request.body ?? Buffer.alloc(0),
-        traceparent: traceparentOf(request),
+      let answer: Awaited<ReturnType<typeof receiveWebhook>>;
+      try {
+        answer = await receiveWebhook(onejob, source, {
+          headers: request.headers,
+          rawBody: request.body ?? Buffer.alloc(0),
+          traceparent: traceparentOf(request),
+        });
+      } catch (error) {
+        const outcome = error instanceof OnejobError ? error.code : 'error';
+        onejob.metrics.inboxDeliveries.inc({ source: source.name, outcome });
+        throw error;
+      }
+      onejob.metrics.inboxDeliveries.inc({
+        source: source.name,
+        outcome: answer.replayed ? 'replayed' : 'accepted',
       });
       request.log.info(
         {
