@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
+import { resilientPool } from './cluster/resilientPool.js';
 import { validateConfig } from '../src/config/loadConfig.js';
 import { type CheckReport, checkHistory } from './checker/checkHistory.js';
 import { chaosConfig, WEBHOOK_SECRET_ENV, WEBHOOK_SOURCE } from './cluster/chaosConfig.js';
@@ -82,8 +83,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     };
     log(`starting onejob processes ${JSON.stringify(processes)}`);
     fleet = await startOnejobFleet({ counts: processes, env, configPath, cwd: dir });
-    pool = new pg.Pool({ connectionString: db.url, max: 3, connectionTimeoutMillis: 3_000 });
-    pool.on('error', () => undefined);
+    pool = resilientPool(db.url, 3);
     consumer = await runEventConsumer({ natsUrls: nats.urls, stream: nats.stream, databaseUrl: db.url });
 
     const history: ChaosHistory = {

@@ -24,6 +24,8 @@ export interface OnejobFleet {
   get(name: string): FleetMember;
   /** Starts `name` and waits until it serves; retries while the database is away. */
   start(name: string, env?: Record<string, string>, timeoutMs?: number): Promise<boolean>;
+  /** Starts `name` without waiting for it to serve (it may die at a failpoint before it prints anything). */
+  launch(name: string, env?: Record<string, string>): void;
   kill(name: string): Promise<void>;
   /** Starts every member that is not running. */
   reviveAll(timeoutMs?: number): Promise<string[]>;
@@ -87,6 +89,10 @@ export async function startOnejobFleet(o: {
     apis: () => members.filter((m) => m.role === 'api'),
     get,
     start,
+    launch: (name, env = {}) => {
+      const m = get(name);
+      if (!m.process.running) m.process.start(env);
+    },
     kill: (name) => get(name).process.kill('SIGKILL'),
     async reviveAll(timeoutMs = 60_000) {
       const dead = members.filter((m) => !m.process.running).map((m) => m.name);

@@ -72,7 +72,7 @@ export function buildFaultSchedule(o: ScheduleOptions): PlannedFault[] {
           atMs,
           kind: seed.kind,
           target: `${seed.failpoint}@${role}-${rng.int(1, o.processes[role])}`,
-          durationMs: 4_000,
+          durationMs: 10_000,
         };
       }
       case 'process_kill': {

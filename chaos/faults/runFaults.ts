@@ -26,13 +26,24 @@ export async function applyFault(f: PlannedFault, t: FaultTargets): Promise<Faul
       const [failpoint, name] = f.target.split('@') as [string, string];
       const member = t.fleet.get(name);
       await t.fleet.kill(name);
-      const exitsBefore = member.process.exits;
-      await t.fleet.start(name, { ONEJOB_FAILPOINTS: `${failpoint}=kill` });
+      const from = member.process.output().length;
+      // Not waiting for readiness: a worker or relay with a backlog reaches its failpoint
+      // before it has even said it is running.
+      t.fleet.launch(name, { ONEJOB_FAILPOINTS: `${failpoint}=kill` });
+      // The window opens once the process serves (starting from source takes seconds on a busy machine).
+      await member.process.waitForOutput(/onejob is running/, 60_000, from).catch(() => undefined);
       const fired = await member.process.waitForExit(f.durationMs);
-      const reached = fired && member.process.exits > exitsBefore && /failpoint .*SIGKILL/.test(member.process.output().slice(-20_000));
+      const reached = fired && /failpoint \S+: SIGKILL/.test(member.process.output().slice(from));
+      const tail = member.process.output().slice(from).trim().split('\n').slice(-3).join(' | ').slice(0, 400);
       if (!fired) await t.fleet.kill(name);
+      const restartFrom = Date.now();
       await t.fleet.start(name);
-      return done(reached ? 'reached: killed at the failpoint' : 'not reached within its window; killed and restarted');
+      const restart = `restarted in ${Math.round((Date.now() - restartFrom) / 100) / 10} s`;
+      return done(
+        reached
+          ? `reached: killed at the failpoint; ${restart}`
+          : `not reached within its window (last output: ${tail || 'none'}); killed, ${restart}`,
+      );
     }
     case 'process_kill': {
       await t.fleet.kill(f.target);
@@ -77,7 +88,7 @@ export async function runFaults(
     try {
       const r = await applyFault(f, t);
       records.push(r);
-      if (r.note) t.log(`  ${r.note}`);
+      t.log(`  ${r.note ? `${r.note}, ` : ''}${Math.round((r.endedAt - r.startedAt) / 100) / 10} s`);
     } catch (error) {
       records.push({ kind: f.kind, target: f.target, startedAt: Date.now(), endedAt: Date.now(), note: `harness error: ${(error as Error).message.slice(0, 300)}` });
       t.log(`  harness error: ${(error as Error).message.slice(0, 300)}`);

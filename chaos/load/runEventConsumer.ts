@@ -5,7 +5,8 @@
 // effects.
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import pg from 'pg';
+import type pg from 'pg';
+import { resilientPool } from '../cluster/resilientPool.js';
 import type { Queryable } from '../../src/db/createPool.js';
 import type { Delivery } from '../history/types.js';
 
@@ -40,8 +41,7 @@ const NANOS_PER_MS = 1_000_000;
 
 export async function runEventConsumer(o: { natsUrls: string[]; stream: string; databaseUrl: string }): Promise<EventConsumer> {
   const consumeOnce = await loadConsumeOnce();
-  const pool = new pg.Pool({ connectionString: o.databaseUrl, max: 4, connectionTimeoutMillis: 3_000 });
-  pool.on('error', () => undefined);
+  const pool = resilientPool(o.databaseUrl, 4);
   await pool.query(`CREATE TABLE IF NOT EXISTS ${EFFECTS_TABLE} (event_id text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
   const nc: NatsConnection = await connect({ servers: o.natsUrls, reconnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
   const jsm = await jetstreamManager(nc);

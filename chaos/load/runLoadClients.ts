@@ -2,7 +2,8 @@
 // key after a lost answer, a payment provider that redelivers webhooks with fresh
 // timestamps and signatures, a ledger client retrying a transfer with the same id, and an
 // application that creates a job inside a transaction it then rolls back.
-import pg from 'pg';
+import type pg from 'pg';
+import { resilientPool } from '../cluster/resilientPool.js';
 import { Webhook } from 'standardwebhooks';
 import type { OnejobConfig } from '../../src/config/types.js';
 import { createJob } from '../../src/jobs/createJob.js';
@@ -45,8 +46,7 @@ export function runLoadClients(o: LoadOptions): LoadClients {
   let running = true;
   let intents = 0;
   const webhook = new Webhook(o.webhookSecret);
-  const pool = new pg.Pool({ connectionString: o.databaseUrl, max: 2, connectionTimeoutMillis: 2_000 });
-  pool.on('error', () => undefined);
+  const pool = resilientPool(o.databaseUrl, 2);
   const operations = new OperationRegistry(o.config);
 
   // Sends until an answer that is not "try again" (no answer, 503), up to a bound.
