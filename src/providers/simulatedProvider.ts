@@ -2,6 +2,7 @@
 // of its script (the last step repeats). The default config runs on it, and tests script
 // outcomes with it.
 import type { SimulatedProviderConfig, SimulatedStep } from '../config/types.js';
+import { simulateInference } from './inference/simulateInference.js';
 import type { Provider, ProviderCall, ProviderOutcome } from './types.js';
 
 function wait(ms: number, signal: AbortSignal): Promise<boolean> {
@@ -50,6 +51,7 @@ export function createSimulatedProvider(name: string, config: SimulatedProviderC
       if (outcome === 'error') {
         return { kind: 'unknown', error: { code: 'simulated_error', message: `${name} failed after receiving the request` }, ...cost };
       }
+      if (call.operation.kind === 'inference.chat') return simulateInference(name, call, step.output, config.prices);
       return { kind: 'success', result: step.output ?? defaultSimulatedOutput(name, call), ...cost };
     },
   };
