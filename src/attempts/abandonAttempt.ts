@@ -6,7 +6,7 @@ import { inTransaction } from './inTransaction.js';
 import { lockJob } from './lockJob.js';
 import { settleJob } from './settleJob.js';
 import { missingJob } from './startAttempt.js';
-import { OPEN_JOB_STATES, attemptStatesInto, sqlStates } from './stateMachine.js';
+import { attemptStatesInto, OPEN_JOB_STATES, sqlStates } from './stateMachine.js';
 
 export interface AbandonRequest {
   jobId: string;
@@ -33,17 +33,25 @@ const EXISTS_SQL = 'SELECT state FROM onejob.attempts WHERE job_id = $1 AND n = 
  * late result of that attempt can never complete the job; it is discarded and recorded
  * when it arrives. The job then retries after a backoff (or fails if no attempts are left).
  */
-export async function abandonAttempt(db: Queryable, operations: OperationRegistry, req: AbandonRequest): Promise<{ attemptId: string }> {
+export async function abandonAttempt(
+  db: Queryable,
+  operations: OperationRegistry,
+  req: AbandonRequest,
+): Promise<{ attemptId: string }> {
   return inTransaction(db, async (tx) => {
     const job = await lockJob(tx, req.jobId, req.ownerId);
     if (!job) throw await missingJob(tx, req.jobId, req.ownerId);
     const refuse = (state: string) =>
-      new OnejobError('attempt_not_abandonable', `Attempt ${req.n} is ${state}; only a running or unknown attempt of an open job can be abandoned.`, {
-        jobId: job.id,
-        n: req.n,
-        attemptState: state,
-        jobState: job.state,
-      });
+      new OnejobError(
+        'attempt_not_abandonable',
+        `Attempt ${req.n} is ${state}; only a running or unknown attempt of an open job can be abandoned.`,
+        {
+          jobId: job.id,
+          n: req.n,
+          attemptState: state,
+          jobState: job.state,
+        },
+      );
     if (!OPEN_JOB_STATES.includes(job.state) || job.completed_by !== null) {
       const { rows } = await tx.query<{ state: string }>(EXISTS_SQL, [job.id, req.n]);
       if (!rows[0]) throw new OnejobError('attempt_not_found', `Job ${job.id} has no attempt ${req.n}.`);
@@ -57,20 +65,34 @@ export async function abandonAttempt(db: Queryable, operations: OperationRegistr
     const abandoned = rows[0];
     if (!abandoned) {
       const existing = await tx.query<{ state: string }>(EXISTS_SQL, [job.id, req.n]);
-      if (!existing.rows[0]) throw new OnejobError('attempt_not_found', `Job ${job.id} has no attempt ${req.n}.`);
+      if (!existing.rows[0])
+        throw new OnejobError('attempt_not_found', `Job ${job.id} has no attempt ${req.n}.`);
       throw refuse(existing.rows[0].state);
     }
     const previous = job.live.find((a) => a.id === abandoned.id)?.state ?? 'running';
     await tx.query(CARRY_SQL, [job.id, abandoned.id, job.version + 1]);
     const operation = operations.get(job.operation);
     const settled = operation
-      ? await settleJob(tx, job, operation, { id: abandoned.id, n: req.n, how: 'abandoned', error: { code: 'abandoned', message: req.reason } }, true)
+      ? await settleJob(
+          tx,
+          job,
+          operation,
+          { id: abandoned.id, n: req.n, how: 'abandoned', error: { code: 'abandoned', message: req.reason } },
+          true,
+        )
       : { version: job.version, state: job.state };
     await recordJobEvent(tx, {
       jobId: job.id,
       attemptId: abandoned.id,
       type: 'abandoned',
-      data: { attemptId: abandoned.id, n: req.n, previousState: previous, reason: req.reason, version: settled.version, jobState: settled.state },
+      data: {
+        attemptId: abandoned.id,
+        n: req.n,
+        previousState: previous,
+        reason: req.reason,
+        version: settled.version,
+        jobState: settled.state,
+      },
       traceparent: job.traceparent,
     });
     return { attemptId: abandoned.id };

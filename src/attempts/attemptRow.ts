@@ -43,6 +43,7 @@ export function attemptView(row: AttemptRow): AttemptView {
 
 /** SHA-256 of the canonical JSON of a discarded payload: proof of what arrived, without keeping it. */
 export function payloadDigest(payload: unknown): string {
-  const canonical = (canonicalize as unknown as (v: unknown) => string | undefined)(payload ?? null) ?? 'null';
+  const canonical =
+    (canonicalize as unknown as (v: unknown) => string | undefined)(payload ?? null) ?? 'null';
   return `sha256:${createHash('sha256').update(canonical).digest('hex')}`;
 }

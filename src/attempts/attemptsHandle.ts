@@ -8,7 +8,7 @@ import { attemptView } from './attemptRow.js';
 import { cancelJob } from './cancelJob.js';
 import { providerForAttempt, requestedProvider } from './chooseProvider.js';
 import { startAttempt } from './startAttempt.js';
-import { type Worker, type WorkerOptions, WORKER_DEFAULTS, startWorker } from './worker.js';
+import { startWorker, WORKER_DEFAULTS, type Worker, type WorkerOptions } from './worker.js';
 
 export interface AttemptsHandle {
   /**
@@ -16,7 +16,11 @@ export interface AttemptsHandle {
    * worker of any process to run it. Refuses while another attempt of an exclusive job
    * is live or unknown.
    */
-  start(ownerId: string | null, jobId: string, options?: { provider?: string | undefined }): Promise<AttemptView>;
+  start(
+    ownerId: string | null,
+    jobId: string,
+    options?: { provider?: string | undefined },
+  ): Promise<AttemptView>;
   /** Gives up on a running or unknown attempt; its late result can never complete the job. */
   abandon(ownerId: string | null, jobId: string, n: number, reason: string): Promise<JobView>;
   /** Cancels a job that has no outcome yet. */
@@ -75,6 +79,9 @@ export function createAttemptsHandle(getOnejob: () => Onejob): AttemptsHandle {
 }
 
 async function ownerOfJob(onejob: Onejob, jobId: string): Promise<string> {
-  const { rows } = await onejob.pool.query<{ owner_id: string }>('SELECT owner_id FROM onejob.jobs WHERE id = $1', [jobId]);
+  const { rows } = await onejob.pool.query<{ owner_id: string }>(
+    'SELECT owner_id FROM onejob.jobs WHERE id = $1',
+    [jobId],
+  );
   return rows[0]?.owner_id ?? '';
 }

@@ -24,7 +24,10 @@ RETURNING id, n, state`;
  * undo what an in-flight provider call may already have done; it stops the job from
  * taking any further result.
  */
-export async function cancelJob(db: Queryable, req: { jobId: string; ownerId: string | null }): Promise<{ cancelled: boolean }> {
+export async function cancelJob(
+  db: Queryable,
+  req: { jobId: string; ownerId: string | null },
+): Promise<{ cancelled: boolean }> {
   return inTransaction(db, async (tx) => {
     const job = await lockJob(tx, req.jobId, req.ownerId);
     if (!job) throw await missingJob(tx, req.jobId, req.ownerId);
@@ -32,14 +35,22 @@ export async function cancelJob(db: Queryable, req: { jobId: string; ownerId: st
     const { rows } = await tx.query<{ version: number }>(CANCEL_SQL, [job.id, job.version]);
     const version = rows[0]?.version;
     if (version === undefined) {
-      throw new OnejobError('job_completed', `Job ${job.id} is ${job.state}; it can no longer be cancelled.`, { jobId: job.id, jobState: job.state });
+      throw new OnejobError(
+        'job_completed',
+        `Job ${job.id} is ${job.state}; it can no longer be cancelled.`,
+        { jobId: job.id, jobState: job.state },
+      );
     }
     const abandoned = await tx.query<{ id: string; n: number }>(ABANDON_LIVE_SQL, [job.id]);
     await recordJobEvent(tx, {
       jobId: job.id,
       type: 'cancelled',
       publish: 'onejob.job.cancelled',
-      data: { state: 'cancelled', version, abandonedAttempts: abandoned.rows.map((a) => ({ attemptId: a.id, n: a.n })) },
+      data: {
+        state: 'cancelled',
+        version,
+        abandonedAttempts: abandoned.rows.map((a) => ({ attemptId: a.id, n: a.n })),
+      },
       traceparent: job.traceparent,
     });
     return { cancelled: true };

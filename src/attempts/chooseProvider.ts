@@ -17,7 +17,11 @@ export async function providerForAttempt(onejob: Onejob, operation: Operation, n
 }
 
 /** The provider after `current` in the operation's list, if the gate allows failing over to it. */
-export async function hedgeProvider(onejob: Onejob, operation: Operation, current: string): Promise<string | undefined> {
+export async function hedgeProvider(
+  onejob: Onejob,
+  operation: Operation,
+  current: string,
+): Promise<string | undefined> {
   const i = operation.providers.indexOf(current);
   const next = operation.providers[(i + 1) % operation.providers.length];
   if (!next || next === current) return undefined;
@@ -26,11 +30,19 @@ export async function hedgeProvider(onejob: Onejob, operation: Operation, curren
 }
 
 /** The provider a person asked for (the fallback button): listed, and verified unless it is the primary. */
-export async function requestedProvider(onejob: Onejob, operation: Operation, provider: string): Promise<string> {
+export async function requestedProvider(
+  onejob: Onejob,
+  operation: Operation,
+  provider: string,
+): Promise<string> {
   if (!operation.providers.includes(provider)) {
-    throw new OnejobError('provider_unknown', `Provider "${provider}" is not configured for operation "${operation.name}".`, {
-      providers: operation.providers,
-    });
+    throw new OnejobError(
+      'provider_unknown',
+      `Provider "${provider}" is not configured for operation "${operation.name}".`,
+      {
+        providers: operation.providers,
+      },
+    );
   }
   if (provider !== operation.providers[0] && !(await canFailOverTo(onejob, operation, provider))) {
     throw new OnejobError(

@@ -27,7 +27,11 @@ FOR NO KEY UPDATE SKIP LOCKED`;
 export async function claimQueuedJob(
   db: Queryable,
   operations: OperationRegistry,
-  worker: { id: string; leaseMs: number; chooseProvider: (job: LockedJob, operation: Operation) => Promise<string> },
+  worker: {
+    id: string;
+    leaseMs: number;
+    chooseProvider: (job: LockedJob, operation: Operation) => Promise<string>;
+  },
 ): Promise<ClaimedAttempt | undefined> {
   return inTransaction(db, async (tx) => {
     const { rows } = await tx.query<{ id: string; waited: number }>(PICK_SQL);
@@ -38,7 +42,9 @@ export async function claimQueuedJob(
     const operation = operations.get(job.operation);
     if (!operation) {
       // Not ours to decide: another process may know the operation. Leave it queued, later.
-      await tx.query(`UPDATE onejob.jobs SET run_after = now() + interval '30 seconds' WHERE id = $1`, [job.id]);
+      await tx.query(`UPDATE onejob.jobs SET run_after = now() + interval '30 seconds' WHERE id = $1`, [
+        job.id,
+      ]);
       return undefined;
     }
     const attempt = await insertAttempt(tx, job, operation, {
@@ -61,14 +67,22 @@ WITH picked AS (
 )
 UPDATE onejob.attempts a SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2::float8 / 1000)
 FROM picked WHERE a.id = picked.id
-RETURNING ${ATTEMPT_COLUMNS.split(', ').map((c) => `a.${c}`).join(', ')},
+RETURNING ${ATTEMPT_COLUMNS.split(', ')
+  .map((c) => `a.${c}`)
+  .join(', ')},
   extract(epoch FROM clock_timestamp() - a.started_at)::float8 AS waited`;
 
 const JOB_SQL = 'SELECT id, operation, input, traceparent FROM onejob.jobs WHERE id = $1';
 
 /** Takes one attempt that was started through the API and waits for a worker. */
-export async function claimUnownedAttempt(db: Queryable, worker: { id: string; leaseMs: number }): Promise<ClaimedAttempt | undefined> {
-  const { rows } = await db.query<AttemptRow & { waited: number }>(CLAIM_UNOWNED_SQL, [worker.id, worker.leaseMs]);
+export async function claimUnownedAttempt(
+  db: Queryable,
+  worker: { id: string; leaseMs: number },
+): Promise<ClaimedAttempt | undefined> {
+  const { rows } = await db.query<AttemptRow & { waited: number }>(CLAIM_UNOWNED_SQL, [
+    worker.id,
+    worker.leaseMs,
+  ]);
   const row = rows[0];
   if (!row) return undefined;
   const { waited, ...attempt } = row;

@@ -57,7 +57,11 @@ const WINNER_SQL = 'SELECT id, n, provider FROM onejob.attempts WHERE id = $1';
  * every other result is discarded (only its SHA-256 digest is kept) and the race or
  * the late arrival is recorded in the same transaction.
  */
-export async function completeAttempt(db: Queryable, attemptId: string, outcome: AttemptResult): Promise<Completion> {
+export async function completeAttempt(
+  db: Queryable,
+  attemptId: string,
+  outcome: AttemptResult,
+): Promise<Completion> {
   return inTransaction(db, async (tx) => {
     const { rows: of } = await tx.query<{ job_id: string }>(JOB_OF_SQL, [attemptId]);
     const jobId = of[0]?.job_id;
@@ -67,7 +71,10 @@ export async function completeAttempt(db: Queryable, attemptId: string, outcome:
     const usage = outcome.usage ?? null;
     const cost = outcome.costMicros ?? null;
 
-    const won = await tx.query<{ version: number }>(WIN_SQL, [attemptId, JSON.stringify(outcome.result ?? null)]);
+    const won = await tx.query<{ version: number }>(WIN_SQL, [
+      attemptId,
+      JSON.stringify(outcome.result ?? null),
+    ]);
     const version = won.rows[0]?.version;
     if (version !== undefined) {
       const { rows } = await tx.query<{ n: number; provider: string }>(SUCCEED_SQL, [attemptId, usage, cost]);
@@ -76,7 +83,13 @@ export async function completeAttempt(db: Queryable, attemptId: string, outcome:
         attemptId,
         type: 'succeeded',
         publish: 'onejob.job.succeeded',
-        data: { state: 'succeeded', version, completedBy: attemptId, n: rows[0]?.n, provider: rows[0]?.provider },
+        data: {
+          state: 'succeeded',
+          version,
+          completedBy: attemptId,
+          n: rows[0]?.n,
+          provider: rows[0]?.provider,
+        },
         traceparent: job.traceparent,
       });
       return { kind: 'won', jobId, version };
@@ -84,7 +97,9 @@ export async function completeAttempt(db: Queryable, attemptId: string, outcome:
 
     const digest = payloadDigest(outcome.result);
     const winnerId = job.completed_by;
-    const reason = winnerId ? 'another attempt completed the job first' : `the job is ${job.state} at version ${job.version}`;
+    const reason = winnerId
+      ? 'another attempt completed the job first'
+      : `the job is ${job.state} at version ${job.version}`;
     const lost = await tx.query<{ n: number; provider: string }>(LOSE_SQL, [
       attemptId,
       digest,
@@ -94,7 +109,9 @@ export async function completeAttempt(db: Queryable, attemptId: string, outcome:
     ]);
     const loser = lost.rows[0];
     if (loser) {
-      const winner = winnerId ? (await tx.query<{ id: string; n: number; provider: string }>(WINNER_SQL, [winnerId])).rows[0] : undefined;
+      const winner = winnerId
+        ? (await tx.query<{ id: string; n: number; provider: string }>(WINNER_SQL, [winnerId])).rows[0]
+        : undefined;
       await recordJobEvent(tx, {
         jobId,
         attemptId,
@@ -111,12 +128,23 @@ export async function completeAttempt(db: Queryable, attemptId: string, outcome:
       return { kind: 'lost_race', jobId, winner: winnerId, digest };
     }
 
-    const { rows: late } = await tx.query<{ n: number; provider: string; state: string }>(LATE_SQL, [attemptId, digest, usage, cost]);
+    const { rows: late } = await tx.query<{ n: number; provider: string; state: string }>(LATE_SQL, [
+      attemptId,
+      digest,
+      usage,
+      cost,
+    ]);
     await recordJobEvent(tx, {
       jobId,
       attemptId,
       type: 'late_result_discarded',
-      data: { attemptId, n: late[0]?.n, attemptState: late[0]?.state, discardedDigest: digest, completedBy: winnerId },
+      data: {
+        attemptId,
+        n: late[0]?.n,
+        attemptState: late[0]?.state,
+        discardedDigest: digest,
+        completedBy: winnerId,
+      },
     });
     return { kind: 'discarded', jobId, attemptState: late[0]?.state ?? 'unknown', digest };
   });

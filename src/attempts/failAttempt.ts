@@ -58,10 +58,20 @@ export async function failAttempt(
     ]);
     const n = rows[0]?.n;
     if (n === undefined) return { failed: false };
-    await recordJobEvent(tx, { jobId: job.id, attemptId, type: 'attempt_failed', data: { attemptId, n, error: failure.error } });
+    await recordJobEvent(tx, {
+      jobId: job.id,
+      attemptId,
+      type: 'attempt_failed',
+      data: { attemptId, n, error: failure.error },
+    });
     const operation = operations.get(job.operation);
     if (!operation) return { failed: true, job: { state: job.state, version: job.version, retryAt: null } };
-    const settled = await settleJob(tx, job, operation, { id: attemptId, n, how: 'failed', error: failure.error });
+    const settled = await settleJob(tx, job, operation, {
+      id: attemptId,
+      n,
+      how: 'failed',
+      error: failure.error,
+    });
     return { failed: true, job: settled };
   });
 }

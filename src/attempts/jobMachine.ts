@@ -4,12 +4,12 @@
 // property test drives through random interleavings.
 import {
   type AttemptState,
-  type JobState,
-  LIVE_ATTEMPT_STATES,
-  type StartRefusal,
   canMoveAttempt,
   canMoveJob,
+  type JobState,
+  LIVE_ATTEMPT_STATES,
   refuseStart,
+  type StartRefusal,
   settleAfterAttempt,
   winsCompareAndSwap,
 } from './stateMachine.js';
@@ -38,11 +38,29 @@ export type Command =
   | { kind: 'cancel' };
 
 export type StepResult =
-  | { ok: true; outcome: 'started' | 'running' | 'won' | 'lost_race' | 'discarded' | 'failed' | 'unknown' | 'abandoned' | 'cancelled' | 'noop' }
+  | {
+      ok: true;
+      outcome:
+        | 'started'
+        | 'running'
+        | 'won'
+        | 'lost_race'
+        | 'discarded'
+        | 'failed'
+        | 'unknown'
+        | 'abandoned'
+        | 'cancelled'
+        | 'noop';
+    }
   | { ok: false; refusal: StartRefusal | 'attempt_not_abandonable' | 'not_live' | 'no_such_attempt' };
 
 export function newMachine(exclusive: boolean, maxAttempts: number): Machine {
-  return { exclusive, maxAttempts, job: { state: 'queued', version: 1, completedBy: null, attemptCount: 0 }, attempts: [] };
+  return {
+    exclusive,
+    maxAttempts,
+    job: { state: 'queued', version: 1, completedBy: null, attemptCount: 0 },
+    attempts: [],
+  };
 }
 
 const isLive = (a: MachineAttempt) => LIVE_ATTEMPT_STATES.includes(a.state);
@@ -53,11 +71,17 @@ function moveAttempt(a: MachineAttempt, to: AttemptState): void {
 }
 
 function moveJob(m: Machine, to: JobState): void {
-  if (m.job.state !== to && !canMoveJob(m.job.state, to)) throw new Error(`illegal job transition ${m.job.state} -> ${to}`);
+  if (m.job.state !== to && !canMoveJob(m.job.state, to))
+    throw new Error(`illegal job transition ${m.job.state} -> ${to}`);
   m.job.state = to;
 }
 
-function settle(m: Machine, a: MachineAttempt, ended: 'failed' | 'unknown' | 'abandoned', bumped: boolean): void {
+function settle(
+  m: Machine,
+  a: MachineAttempt,
+  ended: 'failed' | 'unknown' | 'abandoned',
+  bumped: boolean,
+): void {
   if (m.job.completedBy !== null || m.job.state === 'cancelled' || m.job.state === 'failed') return;
   const others = m.attempts.filter((o) => o !== a);
   const next = settleAfterAttempt({
@@ -137,7 +161,12 @@ export function step(input: Machine, cmd: Command): { machine: Machine; result: 
     case 'abandon': {
       const a = find(cmd.n);
       if (!a) return done({ ok: false, refusal: 'no_such_attempt' });
-      if (!isLive(a) || m.job.completedBy !== null || m.job.state === 'cancelled' || m.job.state === 'failed') {
+      if (
+        !isLive(a) ||
+        m.job.completedBy !== null ||
+        m.job.state === 'cancelled' ||
+        m.job.state === 'failed'
+      ) {
         return done({ ok: false, refusal: 'attempt_not_abandonable' });
       }
       moveAttempt(a, 'abandoned');
@@ -149,7 +178,8 @@ export function step(input: Machine, cmd: Command): { machine: Machine; result: 
     }
     case 'cancel': {
       if (m.job.state === 'cancelled') return done({ ok: true, outcome: 'noop' });
-      if (m.job.state === 'succeeded' || m.job.state === 'failed') return done({ ok: false, refusal: 'job_completed' });
+      if (m.job.state === 'succeeded' || m.job.state === 'failed')
+        return done({ ok: false, refusal: 'job_completed' });
       moveJob(m, 'cancelled');
       m.job.version += 1;
       for (const a of m.attempts) if (isLive(a)) moveAttempt(a, 'abandoned');

@@ -10,7 +10,9 @@ UPDATE onejob.attempts a SET state = 'running', deadline_at = now() + make_inter
 FROM onejob.jobs j
 WHERE a.id = $1 AND a.lease_owner = $2 AND a.state = 'starting' AND j.id = a.job_id
   AND j.completed_by IS NULL AND j.state IN ('queued', 'running', 'unknown')
-RETURNING ${ATTEMPT_COLUMNS.split(', ').map((c) => `a.${c}`).join(', ')}`;
+RETURNING ${ATTEMPT_COLUMNS.split(', ')
+  .map((c) => `a.${c}`)
+  .join(', ')}`;
 
 /**
  * starting -> running, committed before the provider is called: from here on the call
@@ -34,7 +36,12 @@ WHERE id = ANY($1::uuid[]) AND lease_owner = $2 AND state IN ('starting', 'runni
 RETURNING id`;
 
 /** Renews this worker's leases; returns the ids still held (the others were resolved elsewhere). */
-export async function renewLeases(db: Queryable, ids: string[], workerId: string, leaseMs: number): Promise<Set<string>> {
+export async function renewLeases(
+  db: Queryable,
+  ids: string[],
+  workerId: string,
+  leaseMs: number,
+): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const { rows } = await db.query<{ id: string }>(RENEW_SQL, [ids, workerId, leaseMs]);
   return new Set(rows.map((r) => r.id));
@@ -55,7 +62,10 @@ ORDER BY lease_expires_at
 LIMIT $1`;
 
 /** Attempts whose worker stopped renewing the lease. */
-export async function findExpiredLeases(db: Queryable, limit = 100): Promise<{ id: string; state: 'starting' | 'running' }[]> {
+export async function findExpiredLeases(
+  db: Queryable,
+  limit = 100,
+): Promise<{ id: string; state: 'starting' | 'running' }[]> {
   const { rows } = await db.query<{ id: string; state: 'starting' | 'running' }>(EXPIRED_SQL, [limit]);
   return rows;
 }
@@ -70,13 +80,19 @@ WITH picked AS (
 )
 UPDATE onejob.attempts a SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2::float8 / 1000)
 FROM picked WHERE a.id = picked.id
-RETURNING ${ATTEMPT_COLUMNS.split(', ').map((c) => `a.${c}`).join(', ')}`;
+RETURNING ${ATTEMPT_COLUMNS.split(', ')
+  .map((c) => `a.${c}`)
+  .join(', ')}`;
 
 /**
  * Takes one unknown attempt nobody is listening to, for reconciliation. The lease keeps
  * other workers off it and, once it lapses unresolved, spaces out the next try.
  */
-export async function claimUnknownAttempt(db: Queryable, workerId: string, leaseMs: number): Promise<AttemptRow | undefined> {
+export async function claimUnknownAttempt(
+  db: Queryable,
+  workerId: string,
+  leaseMs: number,
+): Promise<AttemptRow | undefined> {
   const { rows } = await db.query<AttemptRow>(RECONCILE_SQL, [workerId, leaseMs]);
   return rows[0];
 }

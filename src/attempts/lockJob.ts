@@ -33,7 +33,11 @@ WHERE job_id = $1 AND state IN ('starting', 'running', 'unknown') ORDER BY n`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Locks the job row (inside the caller's transaction) and reads it with its live attempts. */
-export async function lockJob(tx: Queryable, jobId: string, ownerId: string | null = null): Promise<LockedJob | undefined> {
+export async function lockJob(
+  tx: Queryable,
+  jobId: string,
+  ownerId: string | null = null,
+): Promise<LockedJob | undefined> {
   if (!UUID.test(jobId)) return undefined;
   const { rows } = await tx.query<Omit<LockedJob, 'live'>>(LOCK_SQL, [jobId, ownerId]);
   const job = rows[0];

@@ -53,7 +53,12 @@ export async function markUnknown(
     ]);
     const n = rows[0]?.n;
     if (n === undefined) return { marked: false };
-    await recordJobEvent(tx, { jobId: job.id, attemptId, type: 'attempt_unknown', data: { attemptId, n, error } });
+    await recordJobEvent(tx, {
+      jobId: job.id,
+      attemptId,
+      type: 'attempt_unknown',
+      data: { attemptId, n, error },
+    });
     const operation = operations.get(job.operation);
     if (!operation) return { marked: true, job: { state: job.state, version: job.version, retryAt: null } };
     const settled = await settleJob(tx, job, operation, { id: attemptId, n, how: 'unknown', error });

@@ -19,7 +19,12 @@ export interface ReconcileJob {
 }
 
 /** Applies a definite answer about an unknown attempt through the same CAS as a live one. */
-async function applyAnswer(onejob: Onejob, attempt: AttemptRow, outcome: ProviderOutcome, how: 'status' | 'resend'): Promise<Reconciliation> {
+async function applyAnswer(
+  onejob: Onejob,
+  attempt: AttemptRow,
+  outcome: ProviderOutcome,
+  how: 'status' | 'resend',
+): Promise<Reconciliation> {
   if (outcome.kind === 'success') {
     const done = await completeAttempt(onejob.pool, attempt.id, outcome);
     onejob.metrics.attempts.inc({ outcome: done.kind === 'won' ? 'succeeded' : done.kind });
@@ -27,14 +32,21 @@ async function applyAnswer(onejob: Onejob, attempt: AttemptRow, outcome: Provide
     return { resolved: true, how, outcome: 'success' };
   }
   if (outcome.kind === 'failure') {
-    const failed = await failAttempt(onejob.pool, onejob.operations, attempt.id, outcome, { from: ['unknown'] });
+    const failed = await failAttempt(onejob.pool, onejob.operations, attempt.id, outcome, {
+      from: ['unknown'],
+    });
     if (failed.failed) onejob.metrics.attempts.inc({ outcome: 'failed' });
     return { resolved: true, how, outcome: 'failure' };
   }
   return { resolved: false, why: `${how}: ${outcome.error.code}` };
 }
 
-export async function reconcileAttempt(onejob: Onejob, attempt: AttemptRow, job: ReconcileJob, signal: AbortSignal): Promise<Reconciliation> {
+export async function reconcileAttempt(
+  onejob: Onejob,
+  attempt: AttemptRow,
+  job: ReconcileJob,
+  signal: AbortSignal,
+): Promise<Reconciliation> {
   const operation = onejob.operations.get(job.operation);
   if (!operation) return { resolved: false, why: `operation ${job.operation} is not configured here` };
   if (operation.effect === 'pure') {
@@ -71,7 +83,15 @@ export async function reconcileAttempt(onejob: Onejob, attempt: AttemptRow, job:
     if (status.kind !== 'not_found') return applyAnswer(onejob, attempt, status, 'status');
     if (!provider.idempotent) {
       // The provider says the request never arrived: a definite failure, safe to retry.
-      return applyAnswer(onejob, attempt, { kind: 'failure', error: { code: 'not_found_at_provider', message: 'the provider has no request with this key' } }, 'status');
+      return applyAnswer(
+        onejob,
+        attempt,
+        {
+          kind: 'failure',
+          error: { code: 'not_found_at_provider', message: 'the provider has no request with this key' },
+        },
+        'status',
+      );
     }
   }
   if (provider.idempotent) {
@@ -83,5 +103,8 @@ export async function reconcileAttempt(onejob: Onejob, attempt: AttemptRow, job:
     }
     return applyAnswer(onejob, attempt, outcome, 'resend');
   }
-  return { resolved: false, why: 'the provider has no statusUrl and is not idempotent: abandon the attempt to move on' };
+  return {
+    resolved: false,
+    why: 'the provider has no statusUrl and is not idempotent: abandon the attempt to move on',
+  };
 }

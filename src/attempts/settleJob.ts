@@ -50,16 +50,17 @@ export async function settleJob(
   const delay = next.retry ? backoffMs(job.attempt_count, operation.retry) : null;
   const error: AttemptError | null =
     next.state === 'failed'
-      ? { code: 'attempts_exhausted', message: `All ${job.attempt_count} attempts failed.`, lastAttempt: ended.n, lastError: ended.error ?? null }
+      ? {
+          code: 'attempts_exhausted',
+          message: `All ${job.attempt_count} attempts failed.`,
+          lastAttempt: ended.n,
+          lastError: ended.error ?? null,
+        }
       : null;
-  const { rows } = await tx.query<{ state: LockedJob['state']; version: number; run_after: Date }>(SETTLE_SQL, [
-    job.id,
-    job.version,
-    next.state,
-    bump || next.state === 'failed' ? 1 : 0,
-    delay,
-    error,
-  ]);
+  const { rows } = await tx.query<{ state: LockedJob['state']; version: number; run_after: Date }>(
+    SETTLE_SQL,
+    [job.id, job.version, next.state, bump || next.state === 'failed' ? 1 : 0, delay, error],
+  );
   const row = rows[0];
   if (!row) throw new Error(`job ${job.id} changed under its lock`);
 
@@ -78,7 +79,13 @@ export async function settleJob(
       attemptId: ended.id,
       type: 'unknown',
       publish: 'onejob.job.unknown',
-      data: { state: 'unknown', version: row.version, attemptId: ended.id, n: ended.n, error: ended.error ?? null },
+      data: {
+        state: 'unknown',
+        version: row.version,
+        attemptId: ended.id,
+        n: ended.n,
+        error: ended.error ?? null,
+      },
       traceparent: job.traceparent,
     });
   } else if (next.retry) {

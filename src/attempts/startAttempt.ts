@@ -1,13 +1,13 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../db/createPool.js';
-import { UNIQUE_VIOLATION, sqlState } from '../db/sqlstate.js';
+import { sqlState, UNIQUE_VIOLATION } from '../db/sqlstate.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { recordJobEvent } from '../events/recordJobEvent.js';
 import type { Operation, OperationRegistry } from '../operations/operationRegistry.js';
 import { ATTEMPT_COLUMNS, type AttemptRow } from './attemptRow.js';
 import { inTransaction } from './inTransaction.js';
 import { type LockedJob, lockJob } from './lockJob.js';
-import { type StartRefusal, jobStatesInto, refuseStart, sqlStates } from './stateMachine.js';
+import { jobStatesInto, refuseStart, type StartRefusal, sqlStates } from './stateMachine.js';
 
 export type AttemptOrigin = AttemptRow['origin'];
 
@@ -45,7 +45,8 @@ SELECT $3, id, attempt_count, $4, $5, $6, 'starting', version, $7::text,
 FROM job
 RETURNING ${ATTEMPT_COLUMNS}`;
 
-const ARCHIVED_SQL = 'SELECT 1 FROM onejob.jobs_archive WHERE job_id = $1 AND ($2::text IS NULL OR owner_id = $2)';
+const ARCHIVED_SQL =
+  'SELECT 1 FROM onejob.jobs_archive WHERE job_id = $1 AND ($2::text IS NULL OR owner_id = $2)';
 
 /** No live job row: an archived job is finished, anything else does not exist for this owner. */
 export async function missingJob(db: Queryable, jobId: string, ownerId: string | null): Promise<OnejobError> {
@@ -104,8 +105,14 @@ export async function insertAttempt(
       req.leaseMs,
     ]));
   } catch (error) {
-    if (sqlState(error) === UNIQUE_VIOLATION && (error as { constraint?: string }).constraint === 'attempts_one_live_exclusive') {
-      throw refusal(job.live.some((a) => a.state === 'unknown') ? 'attempt_outcome_unknown' : 'attempt_in_flight', job);
+    if (
+      sqlState(error) === UNIQUE_VIOLATION &&
+      (error as { constraint?: string }).constraint === 'attempts_one_live_exclusive'
+    ) {
+      throw refusal(
+        job.live.some((a) => a.state === 'unknown') ? 'attempt_outcome_unknown' : 'attempt_in_flight',
+        job,
+      );
     }
     throw error;
   }
@@ -115,7 +122,13 @@ export async function insertAttempt(
     jobId: job.id,
     attemptId: attempt.id,
     type: 'attempt_started',
-    data: { attemptId: attempt.id, n: attempt.n, provider: attempt.provider, origin: attempt.origin, jobVersion: attempt.job_version },
+    data: {
+      attemptId: attempt.id,
+      n: attempt.n,
+      provider: attempt.provider,
+      origin: attempt.origin,
+      jobVersion: attempt.job_version,
+    },
     traceparent: job.traceparent,
   });
   return attempt;
@@ -126,14 +139,24 @@ export async function insertAttempt(
  * `attempt_in_flight`, `attempt_outcome_unknown`, `job_completed` or
  * `max_attempts_reached` as the state machine says.
  */
-export async function startAttempt(db: Queryable, operations: OperationRegistry, req: StartAttemptRequest): Promise<StartedAttempt> {
+export async function startAttempt(
+  db: Queryable,
+  operations: OperationRegistry,
+  req: StartAttemptRequest,
+): Promise<StartedAttempt> {
   return inTransaction(db, async (tx) => {
     const job = await lockJob(tx, req.jobId, req.ownerId ?? null);
     if (!job) throw await missingJob(tx, req.jobId, req.ownerId ?? null);
     const operation = operations.get(job.operation);
-    if (!operation) throw new OnejobError('operation_unknown', `Operation "${job.operation}" is no longer configured.`);
+    if (!operation)
+      throw new OnejobError('operation_unknown', `Operation "${job.operation}" is no longer configured.`);
     const provider = typeof req.provider === 'string' ? req.provider : await req.provider(job, operation);
-    const attempt = await insertAttempt(tx, job, operation, { provider, origin: req.origin, leaseOwner: req.leaseOwner, leaseMs: req.leaseMs });
+    const attempt = await insertAttempt(tx, job, operation, {
+      provider,
+      origin: req.origin,
+      leaseOwner: req.leaseOwner,
+      leaseMs: req.leaseMs,
+    });
     return { attempt, job, operation };
   });
 }

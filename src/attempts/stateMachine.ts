@@ -58,7 +58,11 @@ export function sqlStates(states: readonly string[]): string {
   return states.map((s) => `'${s.replace(/[^a-z_]/g, '')}'`).join(', ');
 }
 
-export type StartRefusal = 'job_completed' | 'attempt_outcome_unknown' | 'attempt_in_flight' | 'max_attempts_reached';
+export type StartRefusal =
+  | 'job_completed'
+  | 'attempt_outcome_unknown'
+  | 'attempt_in_flight'
+  | 'max_attempts_reached';
 
 export interface StartCheck {
   jobState: JobState;
@@ -107,14 +111,18 @@ export interface Settlement {
  */
 export function settleAfterAttempt(s: SettleInput): Settlement {
   if (s.othersRunning > 0) return { state: 'running', retry: false };
-  if (s.exclusive && (s.ended === 'unknown' || s.othersUnknown > 0)) return { state: 'unknown', retry: false };
+  if (s.exclusive && (s.ended === 'unknown' || s.othersUnknown > 0))
+    return { state: 'unknown', retry: false };
   if (s.attemptCount < s.maxAttempts) return { state: 'queued', retry: true };
   if (s.ended === 'unknown' || s.othersUnknown > 0) return { state: 'unknown', retry: false };
   return { state: 'failed', retry: false };
 }
 
 /** Completion by compare-and-swap: the attempt wins only if nothing changed the job since it started. */
-export function winsCompareAndSwap(job: { version: number; completedBy: unknown; state: JobState }, attempt: { jobVersion: number; state: AttemptState }): boolean {
+export function winsCompareAndSwap(
+  job: { version: number; completedBy: unknown; state: JobState },
+  attempt: { jobVersion: number; state: AttemptState },
+): boolean {
   return (
     job.completedBy === null &&
     job.version === attempt.jobVersion &&

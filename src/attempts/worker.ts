@@ -32,7 +32,13 @@ export interface WorkerOptions {
   drainMs?: number;
 }
 
-export const WORKER_DEFAULTS = { concurrency: 10, leaseMs: 15_000, pollMs: 200, graceMs: 30_000, drainMs: 5_000 };
+export const WORKER_DEFAULTS = {
+  concurrency: 10,
+  leaseMs: 15_000,
+  pollMs: 200,
+  graceMs: 30_000,
+  drainMs: 5_000,
+};
 
 export interface Worker {
   readonly id: string;
@@ -80,24 +86,40 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
       wakeUp = done;
     });
 
-  async function apply(attempt: AttemptRow, operation: Operation, outcome: ProviderOutcome, timedOut: boolean): Promise<void> {
+  async function apply(
+    attempt: AttemptRow,
+    operation: Operation,
+    outcome: ProviderOutcome,
+    timedOut: boolean,
+  ): Promise<void> {
     const tag = { jobId: attempt.job_id, attemptId: attempt.id, n: attempt.n, provider: attempt.provider };
     if (outcome.kind === 'success') {
       const done = await completeAttempt(pool, attempt.id, outcome);
       metrics.attempts.inc({ outcome: done.kind === 'won' ? 'succeeded' : done.kind });
       if (done.kind === 'lost_race') metrics.attemptRaces.inc();
-      log.info({ ...tag, completion: done.kind }, done.kind === 'won' ? 'attempt won' : `attempt result discarded (${done.kind})`);
+      log.info(
+        { ...tag, completion: done.kind },
+        done.kind === 'won' ? 'attempt won' : `attempt result discarded (${done.kind})`,
+      );
       return;
     }
     // For a pure operation an ambiguous answer is as good as a failure: retrying has no side effect.
     if (outcome.kind === 'failure' || operation.effect === 'pure') {
-      const failed = await failAttempt(pool, operations, attempt.id, outcome, { from: ['running', 'unknown'] });
+      const failed = await failAttempt(pool, operations, attempt.id, outcome, {
+        from: ['running', 'unknown'],
+      });
       if (failed.failed) metrics.attempts.inc({ outcome: 'failed' });
-      log.info({ ...tag, error: outcome.error, job: failed.failed ? failed.job : undefined }, 'attempt failed');
+      log.info(
+        { ...tag, error: outcome.error, job: failed.failed ? failed.job : undefined },
+        'attempt failed',
+      );
       return;
     }
     if (!timedOut) {
-      const marked = await markUnknown(pool, operations, attempt.id, outcome.error, { usage: outcome.usage, costMicros: outcome.costMicros });
+      const marked = await markUnknown(pool, operations, attempt.id, outcome.error, {
+        usage: outcome.usage,
+        costMicros: outcome.costMicros,
+      });
       if (marked.marked) metrics.attempts.inc({ outcome: 'unknown' });
       log.warn({ ...tag, error: outcome.error }, 'attempt outcome unknown');
     }
@@ -109,7 +131,13 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
     const next = await hedgeProvider(onejob, operation, attempt.provider);
     if (!next) return;
     try {
-      const started = await startAttempt(pool, operations, { jobId: attempt.job_id, origin: 'hedge', provider: next, leaseOwner: id, leaseMs });
+      const started = await startAttempt(pool, operations, {
+        jobId: attempt.job_id,
+        origin: 'hedge',
+        provider: next,
+        leaseOwner: id,
+        leaseMs,
+      });
       log.info({ jobId: attempt.job_id, n: started.attempt.n, provider: next }, 'hedged attempt started');
       await run({ attempt: started.attempt, job, waitedSeconds: 0 });
     } catch (error) {
@@ -126,8 +154,16 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
       const operation = operations.get(job.operation);
       const provider = providers.get(claimedAttempt.provider);
       if (!operation || !provider) {
-        const message = !operation ? `operation ${job.operation} is not configured` : `provider ${claimedAttempt.provider} is not available`;
-        await failAttempt(pool, operations, claimedAttempt.id, { error: { code: 'provider_unavailable', message } }, { from: ['starting'] });
+        const message = !operation
+          ? `operation ${job.operation} is not configured`
+          : `provider ${claimedAttempt.provider} is not available`;
+        await failAttempt(
+          pool,
+          operations,
+          claimedAttempt.id,
+          { error: { code: 'provider_unavailable', message } },
+          { from: ['starting'] },
+        );
         return;
       }
       const attempt = await markRunning(pool, claimedAttempt.id, id, operation.attemptTimeoutMs, leaseMs);
@@ -137,7 +173,9 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
           pool,
           operations,
           claimedAttempt.id,
-          { error: { code: 'not_called', message: 'the job changed before this attempt called its provider' } },
+          {
+            error: { code: 'not_called', message: 'the job changed before this attempt called its provider' },
+          },
           { from: ['starting'] },
         );
         return;
@@ -151,11 +189,17 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
           message: `no answer within attemptTimeoutMs (${operation.attemptTimeoutMs} ms)`,
         }).then((r) => {
           if (r.marked) metrics.attempts.inc({ outcome: 'unknown' });
-          log.warn({ jobId: attempt.job_id, n: attempt.n, job: r.marked ? r.job : undefined }, 'attempt timed out: outcome unknown');
+          log.warn(
+            { jobId: attempt.job_id, n: attempt.n, job: r.marked ? r.job : undefined },
+            'attempt timed out: outcome unknown',
+          );
         });
       }, operation.attemptTimeoutMs);
       // After the deadline the call stays open for the grace period: a late answer still counts.
-      const hardStop = setTimeout(() => controller.abort(new Error('grace period over')), operation.attemptTimeoutMs + graceMs);
+      const hardStop = setTimeout(
+        () => controller.abort(new Error('grace period over')),
+        operation.attemptTimeoutMs + graceMs,
+      );
       const hedgeTimer =
         operation.effect === 'pure' && operation.hedgeAfterMs !== undefined && attempt.origin !== 'hedge'
           ? setTimeout(() => track(hedge(attempt, operation, job)), operation.hedgeAfterMs)
@@ -234,7 +278,8 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
     if (ids.length === 0) return;
     const kept = await renewLeases(pool, ids, id, leaseMs);
     for (const attemptId of ids) {
-      if (!kept.has(attemptId)) log.debug({ attemptId }, 'attempt resolved elsewhere; its late answer will be recorded only');
+      if (!kept.has(attemptId))
+        log.debug({ attemptId }, 'attempt resolved elsewhere; its late answer will be recorded only');
     }
   }
 
@@ -245,7 +290,12 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
           pool,
           operations,
           expired.id,
-          { error: { code: 'lease_expired_before_call', message: 'the worker stopped before calling the provider' } },
+          {
+            error: {
+              code: 'lease_expired_before_call',
+              message: 'the worker stopped before calling the provider',
+            },
+          },
           { from: ['starting'], leaseExpiredOnly: true },
         );
         if (r.failed) metrics.attempts.inc({ outcome: 'failed' });
@@ -268,7 +318,9 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
       if (!unknown) break;
       track(reconcile(unknown));
     }
-    const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM onejob.jobs WHERE state = 'unknown'`);
+    const { rows } = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM onejob.jobs WHERE state = 'unknown'`,
+    );
     metrics.jobsUnknown.set(rows[0]?.n ?? 0);
   }
 

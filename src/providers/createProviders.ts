@@ -10,9 +10,20 @@ export type ProviderFactory = (name: string, config: ProviderConfig, env: NodeJS
 
 export const providerFactories = new Map<string, ProviderFactory>([
   ['http', (name, config) => createHttpProvider(name, config as Extract<ProviderConfig, { kind: 'http' }>)],
-  ['simulated', (name, config) => createSimulatedProvider(name, config as Extract<ProviderConfig, { kind: 'simulated' }>)],
-  ['openai-compatible', (name, config, env) => createOpenAiProvider(name, config as Extract<ProviderConfig, { kind: 'openai-compatible' }>, env)],
-  ['anthropic', (name, config, env) => createAnthropicProvider(name, config as Extract<ProviderConfig, { kind: 'anthropic' }>, env)],
+  [
+    'simulated',
+    (name, config) => createSimulatedProvider(name, config as Extract<ProviderConfig, { kind: 'simulated' }>),
+  ],
+  [
+    'openai-compatible',
+    (name, config, env) =>
+      createOpenAiProvider(name, config as Extract<ProviderConfig, { kind: 'openai-compatible' }>, env),
+  ],
+  [
+    'anthropic',
+    (name, config, env) =>
+      createAnthropicProvider(name, config as Extract<ProviderConfig, { kind: 'anthropic' }>, env),
+  ],
 ]);
 
 /** The providers of one configuration, by name. */
@@ -42,6 +53,9 @@ export class ProviderRegistry {
   }
 }
 
-export function createProviders(config: OnejobConfig, env: NodeJS.ProcessEnv = process.env): ProviderRegistry {
+export function createProviders(
+  config: OnejobConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): ProviderRegistry {
   return new ProviderRegistry(config, env);
 }

@@ -51,12 +51,19 @@ function send(
     const req = lib.request(url, {
       method,
       agent: false,
-      headers: { ...headers, ...(body !== undefined ? { 'content-length': Buffer.byteLength(body).toString() } : {}) },
+      headers: {
+        ...headers,
+        ...(body !== undefined ? { 'content-length': Buffer.byteLength(body).toString() } : {}),
+      },
     });
     const onAbort = () => {
       req.destroy();
       const error = { code: 'timeout', message: `no answer from ${url.origin} before the attempt deadline` };
-      finish(connected ? { kind: 'lost', error } : { kind: 'not_sent', error: { ...error, code: 'aborted_before_send' } });
+      finish(
+        connected
+          ? { kind: 'lost', error }
+          : { kind: 'not_sent', error: { ...error, code: 'aborted_before_send' } },
+      );
     };
     if (signal?.aborted) return onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -68,7 +75,11 @@ function send(
     req.on('error', (error) => {
       const code = errorCode(error);
       const e = {
-        code: connected ? `connection_${code.toLowerCase()}` : code === 'ECONNREFUSED' ? 'connection_refused' : `connect_${code.toLowerCase()}`,
+        code: connected
+          ? `connection_${code.toLowerCase()}`
+          : code === 'ECONNREFUSED'
+            ? 'connection_refused'
+            : `connect_${code.toLowerCase()}`,
         message: error.message,
         cause: code,
       };
@@ -77,8 +88,15 @@ function send(
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => finish({ kind: 'answer', answer: { status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') } }));
-      res.on('error', (error) => finish({ kind: 'lost', error: { code: 'response_interrupted', message: error.message } }));
+      res.on('end', () =>
+        finish({
+          kind: 'answer',
+          answer: { status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') },
+        }),
+      );
+      res.on('error', (error) =>
+        finish({ kind: 'lost', error: { code: 'response_interrupted', message: error.message } }),
+      );
     });
     req.end(body);
   });
@@ -100,12 +118,21 @@ export function classifyAnswer(answer: RawAnswer, costMicros?: number): Provider
   if (answer.status >= 200 && answer.status < 300) {
     if (!body.ok) {
       // The provider says it did the work but the result cannot be read: done, maybe; never "failed".
-      return { kind: 'unknown', error: { code: 'invalid_response', message: `HTTP ${answer.status} with a body that is not JSON` }, ...cost };
+      return {
+        kind: 'unknown',
+        error: { code: 'invalid_response', message: `HTTP ${answer.status} with a body that is not JSON` },
+        ...cost,
+      };
     }
     return { kind: 'success', result: body.value, ...cost };
   }
-  const error: AttemptError = { code: `http_${answer.status}`, message: `provider answered HTTP ${answer.status}`, body: detail };
-  if (answer.status >= 400 && answer.status < 500 && !AMBIGUOUS_4XX.has(answer.status)) return { kind: 'failure', error, ...cost };
+  const error: AttemptError = {
+    code: `http_${answer.status}`,
+    message: `provider answered HTTP ${answer.status}`,
+    body: detail,
+  };
+  if (answer.status >= 400 && answer.status < 500 && !AMBIGUOUS_4XX.has(answer.status))
+    return { kind: 'failure', error, ...cost };
   return { kind: 'unknown', error, ...cost };
 }
 
@@ -123,8 +150,19 @@ export function createHttpProvider(name: string, config: HttpProviderConfig): Pr
     kind: 'http',
     idempotent: config.idempotent === true,
     async call(call) {
-      const body = JSON.stringify({ jobId: call.jobId, attempt: call.attempt, operation: call.operation.name, input: call.input });
-      const sent = await send('POST', config.url, { ...headersFor(call), 'content-type': 'application/json', accept: 'application/json' }, body, call.signal);
+      const body = JSON.stringify({
+        jobId: call.jobId,
+        attempt: call.attempt,
+        operation: call.operation.name,
+        input: call.input,
+      });
+      const sent = await send(
+        'POST',
+        config.url,
+        { ...headersFor(call), 'content-type': 'application/json', accept: 'application/json' },
+        body,
+        call.signal,
+      );
       if (sent.kind === 'not_sent') return { kind: 'failure', error: sent.error };
       if (sent.kind === 'lost') return { kind: 'unknown', error: sent.error };
       return classifyAnswer(sent.answer, perCall);
@@ -134,7 +172,13 @@ export function createHttpProvider(name: string, config: HttpProviderConfig): Pr
     const template = config.statusUrl;
     provider.status = async (call): Promise<ProviderStatus> => {
       const url = template.replaceAll('{key}', encodeURIComponent(call.idempotencyKey));
-      const sent = await send('GET', url, { ...headersFor(call), accept: 'application/json' }, undefined, call.signal);
+      const sent = await send(
+        'GET',
+        url,
+        { ...headersFor(call), accept: 'application/json' },
+        undefined,
+        call.signal,
+      );
       if (sent.kind !== 'answer') return { kind: 'unknown', error: sent.error };
       // 404: no request with this key ever arrived. Otherwise the answer reads like the original one.
       if (sent.answer.status === 404) return { kind: 'not_found' };

@@ -44,14 +44,24 @@ export function createSimulatedProvider(name: string, config: SimulatedProviderC
         return { kind: 'unknown', error: { code: 'timeout', message: `${name} did not answer` } };
       }
       const answered = await wait(step.latencyMs ?? config.latencyMs ?? 0, call.signal);
-      if (!answered) return { kind: 'unknown', error: { code: 'timeout', message: `${name} did not answer in time` } };
+      if (!answered)
+        return { kind: 'unknown', error: { code: 'timeout', message: `${name} did not answer in time` } };
       if (outcome === 'failure') {
-        return { kind: 'failure', error: { code: 'simulated_failure', message: `${name} refused the request` }, ...cost };
+        return {
+          kind: 'failure',
+          error: { code: 'simulated_failure', message: `${name} refused the request` },
+          ...cost,
+        };
       }
       if (outcome === 'error') {
-        return { kind: 'unknown', error: { code: 'simulated_error', message: `${name} failed after receiving the request` }, ...cost };
+        return {
+          kind: 'unknown',
+          error: { code: 'simulated_error', message: `${name} failed after receiving the request` },
+          ...cost,
+        };
       }
-      if (call.operation.kind === 'inference.chat') return simulateInference(name, call, step.output, config.prices);
+      if (call.operation.kind === 'inference.chat')
+        return simulateInference(name, call, step.output, config.prices);
       return { kind: 'success', result: step.output ?? defaultSimulatedOutput(name, call), ...cost };
     },
   };

@@ -12,7 +12,11 @@ export function configWith(
 }
 
 /** Polls a database condition (a fact the test waits for, never a fixed sleep). */
-export async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();
@@ -31,8 +35,17 @@ export interface JobJson {
   attempts: { id: string; n: number; provider: string; state: string; error: { code?: string } | null }[];
 }
 
-export async function createJob(t: TestApp, key: string, operation: string, input: Record<string, unknown>): Promise<JobJson> {
-  const r = await t.request('/v1/jobs', { method: 'POST', headers: { 'idempotency-key': key }, json: { operation, input } });
+export async function createJob(
+  t: TestApp,
+  key: string,
+  operation: string,
+  input: Record<string, unknown>,
+): Promise<JobJson> {
+  const r = await t.request('/v1/jobs', {
+    method: 'POST',
+    headers: { 'idempotency-key': key },
+    json: { operation, input },
+  });
   if (r.status !== 202) throw new Error(`POST /v1/jobs answered ${r.status}: ${await r.text()}`);
   return (await r.json()) as JobJson;
 }
@@ -44,13 +57,21 @@ export async function readJob(t: TestApp, id: string, waitMs = 0): Promise<JobJs
 
 /** Waits until the job is in `state` (GET ?waitMs wakes on settling; running/queued need polling). */
 export function jobInState(t: TestApp, id: string, state: string, timeoutMs = 20_000): Promise<JobJson> {
-  return until(`job ${id} to be ${state}`, async () => {
-    const job = await readJob(t, id, 500);
-    return job.state === state ? job : undefined;
-  }, timeoutMs);
+  return until(
+    `job ${id} to be ${state}`,
+    async () => {
+      const job = await readJob(t, id, 500);
+      return job.state === state ? job : undefined;
+    },
+    timeoutMs,
+  );
 }
 
-export async function events(t: TestApp, jobId: string, type?: string): Promise<{ type: string; attempt_id: string | null; data: Record<string, unknown> }[]> {
+export async function events(
+  t: TestApp,
+  jobId: string,
+  type?: string,
+): Promise<{ type: string; attempt_id: string | null; data: Record<string, unknown> }[]> {
   const { rows } = await t.onejob.pool.query(
     'SELECT type, attempt_id, data FROM onejob.job_events WHERE job_id = $1 AND ($2::text IS NULL OR type = $2) ORDER BY seq',
     [jobId, type ?? null],
@@ -59,7 +80,10 @@ export async function events(t: TestApp, jobId: string, type?: string): Promise<
 }
 
 export async function outboxTypes(t: TestApp, jobId: string): Promise<string[]> {
-  const { rows } = await t.onejob.pool.query<{ type: string }>('SELECT type FROM onejob.outbox WHERE subject = $1 ORDER BY seq', [jobId]);
+  const { rows } = await t.onejob.pool.query<{ type: string }>(
+    'SELECT type FROM onejob.outbox WHERE subject = $1 ORDER BY seq',
+    [jobId],
+  );
   return rows.map((r) => r.type);
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakePaymentServer, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
-import { OWNER_B, type TestApp, startTestApp } from '../helpers/startTestApp.js';
+import { OWNER_B, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { configWith, createJob, events, jobInState, outboxTypes } from './attemptTestKit.js';
 
 let fake: FakePaymentServer;
@@ -16,8 +16,21 @@ beforeAll(async () => {
         refused: { kind: 'http', url: 'http://127.0.0.1:1/nothing-listens-here' },
       },
       {
-        charge: { kind: 'http', providers: ['pay', 'pay-backup'], effect: 'exclusive', attemptTimeoutMs: 5_000, maxAttempts: 3 },
-        flaky: { kind: 'http', providers: ['refused'], effect: 'exclusive', attemptTimeoutMs: 5_000, maxAttempts: 3, retry: { baseDelayMs: 10, maxDelayMs: 20 } },
+        charge: {
+          kind: 'http',
+          providers: ['pay', 'pay-backup'],
+          effect: 'exclusive',
+          attemptTimeoutMs: 5_000,
+          maxAttempts: 3,
+        },
+        flaky: {
+          kind: 'http',
+          providers: ['refused'],
+          effect: 'exclusive',
+          attemptTimeoutMs: 5_000,
+          maxAttempts: 3,
+          retry: { baseDelayMs: 10, maxDelayMs: 20 },
+        },
       },
     ),
   });
@@ -38,7 +51,10 @@ describe('attempts API', () => {
     const bodies = (await Promise.all(responses.map((r) => r.json()))) as { code?: string; n?: number }[];
     expect(responses.filter((r) => r.status === 202)).toHaveLength(1);
     expect(bodies.filter((b) => b.code === 'attempt_in_flight')).toHaveLength(19);
-    const { rows } = await t.onejob.pool.query('SELECT n, state, origin FROM onejob.attempts WHERE job_id = $1', [job.id]);
+    const { rows } = await t.onejob.pool.query(
+      'SELECT n, state, origin FROM onejob.attempts WHERE job_id = $1',
+      [job.id],
+    );
     expect(rows).toEqual([{ n: 1, state: 'starting', origin: 'manual' }]);
     expect(await events(t, job.id, 'attempt_started')).toHaveLength(1);
   });
@@ -50,15 +66,27 @@ describe('attempts API', () => {
     expect(((await unverified.json()) as { code: string }).code).toBe('provider_not_verified');
     const unlisted = await postAttempt(job.id, { provider: 'refused' });
     expect(((await unlisted.json()) as { code: string }).code).toBe('provider_unknown');
-    const { rowCount } = await t.onejob.pool.query('SELECT 1 FROM onejob.attempts WHERE job_id = $1', [job.id]);
+    const { rowCount } = await t.onejob.pool.query('SELECT 1 FROM onejob.attempts WHERE job_id = $1', [
+      job.id,
+    ]);
     expect(rowCount).toBe(0);
   });
 
   it("another owner's job is 404 for attempts, abandon and cancel", async () => {
     const job = await createJob(t, 'owned', 'charge', { amount: 100 });
     expect((await postAttempt(job.id, {}, OWNER_B.token)).status).toBe(404);
-    expect((await t.request(`/v1/jobs/${job.id}/cancel`, { method: 'POST', token: OWNER_B.token })).status).toBe(404);
-    expect((await t.request(`/v1/jobs/${job.id}/attempts/1/abandon`, { method: 'POST', json: { reason: 'x' }, token: OWNER_B.token })).status).toBe(404);
+    expect(
+      (await t.request(`/v1/jobs/${job.id}/cancel`, { method: 'POST', token: OWNER_B.token })).status,
+    ).toBe(404);
+    expect(
+      (
+        await t.request(`/v1/jobs/${job.id}/attempts/1/abandon`, {
+          method: 'POST',
+          json: { reason: 'x' },
+          token: OWNER_B.token,
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('cancel fences live attempts out, answers the same twice, and a finished job refuses with job_completed', async () => {
@@ -66,7 +94,11 @@ describe('attempts API', () => {
     expect((await postAttempt(job.id)).status).toBe(202);
     const cancelled = await t.request(`/v1/jobs/${job.id}/cancel`, { method: 'POST' });
     expect(cancelled.status).toBe(200);
-    const body = (await cancelled.json()) as { state: string; version: number; attempts: { state: string }[] };
+    const body = (await cancelled.json()) as {
+      state: string;
+      version: number;
+      attempts: { state: string }[];
+    };
     expect(body).toMatchObject({ state: 'cancelled', version: 2, attempts: [{ state: 'abandoned' }] });
     const again = await t.request(`/v1/jobs/${job.id}/cancel`, { method: 'POST' });
     expect(again.status).toBe(200);
@@ -75,8 +107,12 @@ describe('attempts API', () => {
     const refused = await postAttempt(job.id);
     expect(((await refused.json()) as { code: string }).code).toBe('job_completed');
     // Illegal moves are refused by the database itself, whoever tries them.
-    await expect(t.onejob.pool.query(`UPDATE onejob.jobs SET state = 'running' WHERE id = $1`, [job.id])).rejects.toMatchObject({ code: 'OJ003' });
-    await expect(t.onejob.pool.query(`UPDATE onejob.attempts SET state = 'running' WHERE job_id = $1`, [job.id])).rejects.toMatchObject({ code: 'OJ003' });
+    await expect(
+      t.onejob.pool.query(`UPDATE onejob.jobs SET state = 'running' WHERE id = $1`, [job.id]),
+    ).rejects.toMatchObject({ code: 'OJ003' });
+    await expect(
+      t.onejob.pool.query(`UPDATE onejob.attempts SET state = 'running' WHERE job_id = $1`, [job.id]),
+    ).rejects.toMatchObject({ code: 'OJ003' });
   });
 
   it('connection refused is a definite failure: retried with backoff up to maxAttempts, then failed by CAS', async () => {

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OnejobConfig } from '../../src/config/types.js';
 import { type FakePaymentServer, Gate, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { spawnOnejob } from '../helpers/spawnOnejob.js';
-import { type TestApp, startTestApp } from '../helpers/startTestApp.js';
-import { type TestDatabase, createTestDatabase } from '../helpers/testDatabase.js';
+import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 import { configWith, createJob, events, jobInState, outboxTypes } from './attemptTestKit.js';
 
 let fake: FakePaymentServer;
@@ -20,7 +20,15 @@ beforeAll(async () => {
   db = await createTestDatabase();
   config = configWith(
     { pay: { kind: 'http', url: fake.chargeUrl, statusUrl: fake.statusUrl } },
-    { charge: { kind: 'http', providers: ['pay'], effect: 'exclusive', attemptTimeoutMs: 10_000, maxAttempts: 3 } },
+    {
+      charge: {
+        kind: 'http',
+        providers: ['pay'],
+        effect: 'exclusive',
+        attemptTimeoutMs: 10_000,
+        maxAttempts: 3,
+      },
+    },
     { leaseMs: 300, pollMs: 20 },
   );
   t = await startTestApp({ config, db });
@@ -48,13 +56,22 @@ describe('a worker killed after the provider answered', () => {
     expect(fake.calls()).toHaveLength(1);
     const charged = fake.outcomes.get(job.id);
     expect(charged?.status).toBe(200);
-    const { rows: before } = await t.onejob.pool.query('SELECT state FROM onejob.attempts WHERE job_id = $1', [job.id]);
+    const { rows: before } = await t.onejob.pool.query(
+      'SELECT state FROM onejob.attempts WHERE job_id = $1',
+      [job.id],
+    );
     expect(before).toEqual([{ state: 'running' }]);
 
     // Another worker sweeps the expired lease: unknown, never failed, and nothing new starts.
     t.onejob.attempts.startWorker();
     const unknown = await jobInState(t, job.id, 'unknown');
-    expect(unknown.attempts).toEqual([expect.objectContaining({ n: 1, state: 'unknown', error: expect.objectContaining({ code: 'lease_expired' }) })]);
+    expect(unknown.attempts).toEqual([
+      expect.objectContaining({
+        n: 1,
+        state: 'unknown',
+        error: expect.objectContaining({ code: 'lease_expired' }),
+      }),
+    ]);
     const refused = await t.request(`/v1/jobs/${job.id}/attempts`, { method: 'POST', json: {} });
     expect(((await refused.json()) as { code: string }).code).toBe('attempt_outcome_unknown');
     // Reconciliation asks the provider about the key (held at the gate) instead of charging again.
@@ -67,7 +84,17 @@ describe('a worker killed after the provider answered', () => {
     expect(done.result).toEqual(charged?.body);
     expect(done.completedBy).toBe(done.attempts[0]?.id);
     expect(fake.calls()).toHaveLength(1);
-    expect(await outboxTypes(t, job.id)).toEqual(['onejob.job.created', 'onejob.job.unknown', 'onejob.job.succeeded']);
-    expect((await events(t, job.id)).map((e) => e.type)).toEqual(['created', 'attempt_started', 'attempt_unknown', 'unknown', 'succeeded']);
+    expect(await outboxTypes(t, job.id)).toEqual([
+      'onejob.job.created',
+      'onejob.job.unknown',
+      'onejob.job.succeeded',
+    ]);
+    expect((await events(t, job.id)).map((e) => e.type)).toEqual([
+      'created',
+      'attempt_started',
+      'attempt_unknown',
+      'unknown',
+      'succeeded',
+    ]);
   });
 });

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OnejobConfig } from '../../src/config/types.js';
 import { type FakePaymentServer, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { type SpawnedOnejob, spawnOnejob } from '../helpers/spawnOnejob.js';
-import { type TestApp, startTestApp } from '../helpers/startTestApp.js';
-import { type TestDatabase, createTestDatabase } from '../helpers/testDatabase.js';
+import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 import { configWith, until } from './attemptTestKit.js';
 
 const JOBS = 500;
@@ -24,7 +24,15 @@ beforeAll(async () => {
   db = await createTestDatabase();
   config = configWith(
     { pay: { kind: 'http', url: fake.chargeUrl } },
-    { charge: { kind: 'http', providers: ['pay'], effect: 'exclusive', attemptTimeoutMs: 20_000, maxAttempts: 3 } },
+    {
+      charge: {
+        kind: 'http',
+        providers: ['pay'],
+        effect: 'exclusive',
+        attemptTimeoutMs: 20_000,
+        maxAttempts: 3,
+      },
+    },
     { leaseMs: 5_000, pollMs: 20, concurrency: 8 },
   );
   t = await startTestApp({ config, db });
@@ -37,11 +45,18 @@ afterAll(async () => {
 });
 
 describe('many workers, many jobs', () => {
-  it(`${WORKERS} worker processes and ${JOBS} exclusive jobs: one winner per job, at most one provider request per job`, { timeout: 240_000 }, async () => {
+  it(`${WORKERS} worker processes and ${JOBS} exclusive jobs: one winner per job, at most one provider request per job`, {
+    timeout: 240_000,
+  }, async () => {
     for (let i = 0; i < JOBS; i += 50) {
       await Promise.all(
         Array.from({ length: 50 }, (_, k) =>
-          t.onejob.jobs.create({ ownerId: 'owner-a', idempotencyKey: `bulk-${i + k}`, operation: 'charge', input: { amount: i + k + 1 } }),
+          t.onejob.jobs.create({
+            ownerId: 'owner-a',
+            idempotencyKey: `bulk-${i + k}`,
+            operation: 'charge',
+            input: { amount: i + k + 1 },
+          }),
         ),
       );
     }
@@ -49,19 +64,28 @@ describe('many workers, many jobs', () => {
     const file = join(dir, 'config.json');
     await writeFile(file, JSON.stringify(config));
     for (let w = 0; w < WORKERS; w++) {
-      workers.push(spawnOnejob(['serve', '--role', 'worker', '--config', file], { DATABASE_URL: db.url, ONEJOB_API_KEYS: 'token-a=owner-a', LOG_LEVEL: 'warn' }));
+      workers.push(
+        spawnOnejob(['serve', '--role', 'worker', '--config', file], {
+          DATABASE_URL: db.url,
+          ONEJOB_API_KEYS: 'token-a=owner-a',
+          LOG_LEVEL: 'warn',
+        }),
+      );
     }
     const t0 = Date.now();
     await until(
       'every job to finish',
       async () => {
-        const { rows } = await t.onejob.pool.query(`SELECT count(*)::int AS n FROM onejob.jobs WHERE state NOT IN ('succeeded', 'failed', 'cancelled', 'unknown')`);
+        const { rows } = await t.onejob.pool.query(
+          `SELECT count(*)::int AS n FROM onejob.jobs WHERE state NOT IN ('succeeded', 'failed', 'cancelled', 'unknown')`,
+        );
         if (process.env.DEBUG_PROGRESS) console.log(Date.now() - t0, rows[0].n, fake.calls().length);
         return rows[0].n === 0;
       },
       200_000,
     );
-    if (process.env.DEBUG_PROGRESS) console.log(`all ${JOBS} jobs finished ${Date.now() - t0} ms after the workers were spawned`);
+    if (process.env.DEBUG_PROGRESS)
+      console.log(`all ${JOBS} jobs finished ${Date.now() - t0} ms after the workers were spawned`);
 
     const { rows: jobs } = await t.onejob.pool.query(`
       SELECT j.id, j.state, j.completed_by,
@@ -82,7 +106,9 @@ describe('many workers, many jobs', () => {
     expect(perJob.size).toBe(JOBS);
     expect(Math.max(...perJob.values())).toBe(1);
     // The work really was shared between the processes.
-    const { rows: owners } = await t.onejob.pool.query(`SELECT count(DISTINCT split_part(lease_owner, ':', 2))::int AS n FROM onejob.attempts`);
+    const { rows: owners } = await t.onejob.pool.query(
+      `SELECT count(DISTINCT split_part(lease_owner, ':', 2))::int AS n FROM onejob.attempts`,
+    );
     expect(owners[0].n).toBeGreaterThan(1);
   });
 });

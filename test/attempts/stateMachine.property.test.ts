@@ -2,7 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Command, type Machine, newMachine, step } from '../../src/attempts/jobMachine.js';
 import { backoffMs } from '../../src/attempts/retryPolicy.js';
-import { ATTEMPT_TRANSITIONS, LIVE_ATTEMPT_STATES, refuseStart, settleAfterAttempt } from '../../src/attempts/stateMachine.js';
+import {
+  ATTEMPT_TRANSITIONS,
+  LIVE_ATTEMPT_STATES,
+  refuseStart,
+  settleAfterAttempt,
+} from '../../src/attempts/stateMachine.js';
 
 const n = fc.integer({ min: 1, max: 6 });
 const command: fc.Arbitrary<Command> = fc.oneof(
@@ -21,56 +26,69 @@ const live = (m: Machine) => m.attempts.filter((a) => LIVE_ATTEMPT_STATES.includ
 describe('attempt state machine', () => {
   it('under any interleaving: at most one winner, versions only grow, exclusive jobs never overlap or start past an unknown', () => {
     fc.assert(
-      fc.property(fc.boolean(), fc.integer({ min: 1, max: 5 }), fc.array(command, { maxLength: 60 }), (exclusive, maxAttempts, commands) => {
-        let m = newMachine(exclusive, maxAttempts);
-        for (const cmd of commands) {
-          const before = m;
-          const { machine, result } = step(m, cmd);
-          m = machine;
-          // At most one winner, and the job's winner is that attempt.
-          const winners = m.attempts.filter((a) => a.state === 'succeeded');
-          expect(winners.length).toBeLessThanOrEqual(1);
-          expect(m.job.completedBy).toBe(winners[0]?.n ?? null);
-          expect(m.job.state === 'succeeded').toBe(winners.length === 1);
-          // The version never goes back, and moves on whenever the job completes, fails, is cancelled or an attempt is abandoned.
-          expect(m.job.version).toBeGreaterThanOrEqual(before.job.version);
-          if (result.ok && ['won', 'abandoned', 'cancelled'].includes(result.outcome)) expect(m.job.version).toBeGreaterThan(before.job.version);
-          if (m.job.state === 'failed' && before.job.state !== 'failed') expect(m.job.version).toBeGreaterThan(before.job.version);
-          // Every attempt moved along a legal edge.
-          for (const a of m.attempts) {
-            const old = before.attempts.find((b) => b.n === a.n);
-            if (old && old.state !== a.state) expect(ATTEMPT_TRANSITIONS[old.state]).toContain(a.state);
-          }
-          if (exclusive) {
-            expect(live(m).length).toBeLessThanOrEqual(1);
-            if (cmd.kind === 'start' && live(before).some((a) => a.state === 'unknown')) {
-              expect(result).toEqual({ ok: false, refusal: 'attempt_outcome_unknown' });
+      fc.property(
+        fc.boolean(),
+        fc.integer({ min: 1, max: 5 }),
+        fc.array(command, { maxLength: 60 }),
+        (exclusive, maxAttempts, commands) => {
+          let m = newMachine(exclusive, maxAttempts);
+          for (const cmd of commands) {
+            const before = m;
+            const { machine, result } = step(m, cmd);
+            m = machine;
+            // At most one winner, and the job's winner is that attempt.
+            const winners = m.attempts.filter((a) => a.state === 'succeeded');
+            expect(winners.length).toBeLessThanOrEqual(1);
+            expect(m.job.completedBy).toBe(winners[0]?.n ?? null);
+            expect(m.job.state === 'succeeded').toBe(winners.length === 1);
+            // The version never goes back, and moves on whenever the job completes, fails, is cancelled or an attempt is abandoned.
+            expect(m.job.version).toBeGreaterThanOrEqual(before.job.version);
+            if (result.ok && ['won', 'abandoned', 'cancelled'].includes(result.outcome))
+              expect(m.job.version).toBeGreaterThan(before.job.version);
+            if (m.job.state === 'failed' && before.job.state !== 'failed')
+              expect(m.job.version).toBeGreaterThan(before.job.version);
+            // Every attempt moved along a legal edge.
+            for (const a of m.attempts) {
+              const old = before.attempts.find((b) => b.n === a.n);
+              if (old && old.state !== a.state) expect(ATTEMPT_TRANSITIONS[old.state]).toContain(a.state);
             }
-            // An exclusive job with an unknown attempt is itself unknown (or already closed).
-            if (live(m).some((a) => a.state === 'unknown')) expect(['unknown', 'cancelled', 'succeeded']).toContain(m.job.state);
+            if (exclusive) {
+              expect(live(m).length).toBeLessThanOrEqual(1);
+              if (cmd.kind === 'start' && live(before).some((a) => a.state === 'unknown')) {
+                expect(result).toEqual({ ok: false, refusal: 'attempt_outcome_unknown' });
+              }
+              // An exclusive job with an unknown attempt is itself unknown (or already closed).
+              if (live(m).some((a) => a.state === 'unknown'))
+                expect(['unknown', 'cancelled', 'succeeded']).toContain(m.job.state);
+            }
+            // Terminal jobs stay terminal.
+            if (['succeeded', 'failed', 'cancelled'].includes(before.job.state))
+              expect(m.job.state).toBe(before.job.state);
+            // No more attempts than allowed.
+            expect(m.attempts.length).toBeLessThanOrEqual(maxAttempts);
           }
-          // Terminal jobs stay terminal.
-          if (['succeeded', 'failed', 'cancelled'].includes(before.job.state)) expect(m.job.state).toBe(before.job.state);
-          // No more attempts than allowed.
-          expect(m.attempts.length).toBeLessThanOrEqual(maxAttempts);
-        }
-      }),
+        },
+      ),
       { numRuns: 1000 },
     );
   });
 
   it('a late result after abandon or cancel is discarded, never a win', () => {
     fc.assert(
-      fc.property(fc.boolean(), fc.constantFrom<'abandon' | 'cancel'>('abandon', 'cancel'), (exclusive, how) => {
-        let m = newMachine(exclusive, 3);
-        m = step(m, { kind: 'start' }).machine;
-        m = step(m, { kind: 'run', n: 1 }).machine;
-        m = step(m, { kind: 'timeout', n: 1 }).machine;
-        m = step(m, how === 'abandon' ? { kind: 'abandon', n: 1 } : { kind: 'cancel' }).machine;
-        const late = step(m, { kind: 'complete', n: 1 });
-        expect(late.result).toEqual({ ok: true, outcome: 'discarded' });
-        expect(late.machine.job.completedBy).toBeNull();
-      }),
+      fc.property(
+        fc.boolean(),
+        fc.constantFrom<'abandon' | 'cancel'>('abandon', 'cancel'),
+        (exclusive, how) => {
+          let m = newMachine(exclusive, 3);
+          m = step(m, { kind: 'start' }).machine;
+          m = step(m, { kind: 'run', n: 1 }).machine;
+          m = step(m, { kind: 'timeout', n: 1 }).machine;
+          m = step(m, how === 'abandon' ? { kind: 'abandon', n: 1 } : { kind: 'cancel' }).machine;
+          const late = step(m, { kind: 'complete', n: 1 });
+          expect(late.result).toEqual({ ok: true, outcome: 'discarded' });
+          expect(late.machine.job.completedBy).toBeNull();
+        },
+      ),
     );
   });
 
@@ -78,10 +96,32 @@ describe('attempt state machine', () => {
     const base = { exclusive: true, othersRunning: 0, othersUnknown: 0, attemptCount: 1, maxAttempts: 3 };
     expect(settleAfterAttempt({ ...base, ended: 'failed' })).toEqual({ state: 'queued', retry: true });
     expect(settleAfterAttempt({ ...base, ended: 'unknown' })).toEqual({ state: 'unknown', retry: false });
-    expect(settleAfterAttempt({ ...base, ended: 'failed', attemptCount: 3 })).toEqual({ state: 'failed', retry: false });
-    expect(settleAfterAttempt({ ...base, exclusive: false, ended: 'unknown' })).toEqual({ state: 'queued', retry: true });
-    expect(refuseStart({ jobState: 'unknown', exclusive: true, live: ['unknown'], attemptCount: 1, maxAttempts: 3 })).toBe('attempt_outcome_unknown');
-    expect(refuseStart({ jobState: 'running', exclusive: false, live: ['running'], attemptCount: 1, maxAttempts: 3 })).toBeNull();
+    expect(settleAfterAttempt({ ...base, ended: 'failed', attemptCount: 3 })).toEqual({
+      state: 'failed',
+      retry: false,
+    });
+    expect(settleAfterAttempt({ ...base, exclusive: false, ended: 'unknown' })).toEqual({
+      state: 'queued',
+      retry: true,
+    });
+    expect(
+      refuseStart({
+        jobState: 'unknown',
+        exclusive: true,
+        live: ['unknown'],
+        attemptCount: 1,
+        maxAttempts: 3,
+      }),
+    ).toBe('attempt_outcome_unknown');
+    expect(
+      refuseStart({
+        jobState: 'running',
+        exclusive: false,
+        live: ['running'],
+        attemptCount: 1,
+        maxAttempts: 3,
+      }),
+    ).toBeNull();
   });
 
   it('backoff grows exponentially, stays within its cap and is jittered', () => {
@@ -90,9 +130,11 @@ describe('attempt state machine', () => {
     expect(backoffMs(1, retry, () => 1)).toBe(100);
     expect(backoffMs(3, retry, () => 1)).toBe(400);
     expect(backoffMs(10, retry, () => 1)).toBe(1_000);
-    fc.assert(fc.property(fc.integer({ min: 1, max: 40 }), fc.double({ min: 0, max: 1, noNaN: true }), (k, r) => {
-      const d = backoffMs(k, retry, () => r);
-      return d >= 50 && d <= 1_000;
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 40 }), fc.double({ min: 0, max: 1, noNaN: true }), (k, r) => {
+        const d = backoffMs(k, retry, () => r);
+        return d >= 50 && d <= 1_000;
+      }),
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payloadDigest } from '../../src/attempts/attemptRow.js';
 import { type FakePaymentServer, Gate, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
-import { type TestApp, startTestApp } from '../helpers/startTestApp.js';
+import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { configWith, createJob, events, jobInState, outboxTypes, readJob, until } from './attemptTestKit.js';
 
 let fake: FakePaymentServer;
@@ -70,13 +70,23 @@ describe('a forced timeout', () => {
     expect(fake.calls()).toHaveLength(1);
 
     // Abandon: the version moves on, so attempt 1 can never complete the job.
-    const abandoned = await t.request(`/v1/jobs/${job.id}/attempts/1/abandon`, { method: 'POST', json: { reason: 'provider support says the charge never settled' } });
+    const abandoned = await t.request(`/v1/jobs/${job.id}/attempts/1/abandon`, {
+      method: 'POST',
+      json: { reason: 'provider support says the charge never settled' },
+    });
     expect(abandoned.status).toBe(200);
-    const afterAbandon = (await abandoned.json()) as { state: string; version: number; attempts: { state: string }[] };
+    const afterAbandon = (await abandoned.json()) as {
+      state: string;
+      version: number;
+      attempts: { state: string }[];
+    };
     expect(afterAbandon.version).toBe(unknown.version + 1);
     expect(afterAbandon.state).toBe('queued');
     expect(afterAbandon.attempts[0]?.state).toBe('abandoned');
-    const again = await t.request(`/v1/jobs/${job.id}/attempts/1/abandon`, { method: 'POST', json: { reason: 'twice' } });
+    const again = await t.request(`/v1/jobs/${job.id}/attempts/1/abandon`, {
+      method: 'POST',
+      json: { reason: 'twice' },
+    });
     expect(again.status).toBe(409);
     expect(((await again.json()) as { code: string }).code).toBe('attempt_not_abandonable');
 
@@ -99,11 +109,16 @@ describe('a forced timeout', () => {
       return found.length ? found : undefined;
     });
     expect(late?.data.discardedDigest).toBe(payloadDigest({ chargeId: 'ch_late' }));
-    const { rows } = await t.onejob.pool.query('SELECT state, result_digest FROM onejob.attempts WHERE job_id = $1 AND n = 1', [job.id]);
+    const { rows } = await t.onejob.pool.query(
+      'SELECT state, result_digest FROM onejob.attempts WHERE job_id = $1 AND n = 1',
+      [job.id],
+    );
     expect(rows[0]).toEqual({ state: 'abandoned', result_digest: payloadDigest({ chargeId: 'ch_late' }) });
     const final = await readJob(t, job.id);
     expect(final.result).toEqual({ chargeId: 'ch_2' });
     expect(final.completedBy).toBe(attempt2.id);
-    expect((await events(t, job.id, 'abandoned'))[0]?.data.reason).toBe('provider support says the charge never settled');
+    expect((await events(t, job.id, 'abandoned'))[0]?.data.reason).toBe(
+      'provider support says the charge never settled',
+    );
   });
 });

@@ -60,16 +60,25 @@ export interface FakePaymentServer {
   /** Answers status queries only after this gate opens. */
   statusGate: Gate | undefined;
   /** Resolves once `count` requests matching `filter` have arrived. */
-  waitForRequests(count: number, filter?: (r: FakeRequest) => boolean, timeoutMs?: number): Promise<FakeRequest[]>;
+  waitForRequests(
+    count: number,
+    filter?: (r: FakeRequest) => boolean,
+    timeoutMs?: number,
+  ): Promise<FakeRequest[]>;
   close(): Promise<void>;
 }
 
 const defaultScript: Script = (req) => ({
   status: 200,
-  body: { chargeId: `ch_${req.index + 1}`, amount: (req.body as { input?: { amount?: number } })?.input?.amount ?? null },
+  body: {
+    chargeId: `ch_${req.index + 1}`,
+    amount: (req.body as { input?: { amount?: number } })?.input?.amount ?? null,
+  },
 });
 
-export async function startFakePaymentServer(options: { script?: Script; statusGate?: Gate; chargePath?: string } = {}): Promise<FakePaymentServer> {
+export async function startFakePaymentServer(
+  options: { script?: Script; statusGate?: Gate; chargePath?: string } = {},
+): Promise<FakePaymentServer> {
   const chargePath = options.chargePath ?? '/charge';
   let script = options.script ?? defaultScript;
   const requests: FakeRequest[] = [];
@@ -89,7 +98,14 @@ export async function startFakePaymentServer(options: { script?: Script; statusG
         /* keep the raw text */
       }
       const path = (req.url ?? '/').split('?')[0] ?? '/';
-      const record: FakeRequest = { method: req.method ?? 'GET', path, headers: req.headers, body, receivedAt: Date.now(), index: -1 };
+      const record: FakeRequest = {
+        method: req.method ?? 'GET',
+        path,
+        headers: req.headers,
+        body,
+        receivedAt: Date.now(),
+        index: -1,
+      };
       if (record.method === 'POST') record.index = posts++;
       requests.push(record);
       for (const l of [...listeners]) l();
@@ -104,7 +120,8 @@ export async function startFakePaymentServer(options: { script?: Script; statusG
       }
       const reply = await script(record);
       const key = req.headers['idempotency-key'];
-      if (typeof key === 'string' && !reply.hangUp) outcomes.set(key, { status: reply.status ?? 200, body: reply.body ?? null });
+      if (typeof key === 'string' && !reply.hangUp)
+        outcomes.set(key, { status: reply.status ?? 200, body: reply.body ?? null });
       if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
       await reply.gate?.wait();
       if (reply.hangUp) {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Onejob } from '../../createOnejob.js';
-import { problemResponse } from '../schemas.js';
 import { ownerOf } from '../requestContext.js';
+import { problemResponse } from '../schemas.js';
 
 const jobId = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
 
@@ -23,13 +23,19 @@ export async function attemptsRoutes(app: FastifyInstance, { onejob }: { onejob:
         response: {
           202: { description: 'The attempt, starting', $ref: 'Attempt#' },
           404: problemResponse('No such job for this owner'),
-          409: problemResponse('attempt_in_flight, attempt_outcome_unknown, job_completed or max_attempts_reached'),
-          422: problemResponse('provider_unknown, or provider_not_verified for a fallback without a passing contract verification'),
+          409: problemResponse(
+            'attempt_in_flight, attempt_outcome_unknown, job_completed or max_attempts_reached',
+          ),
+          422: problemResponse(
+            'provider_unknown, or provider_not_verified for a fallback without a passing contract verification',
+          ),
         },
       },
     },
     async (request, reply) => {
-      const attempt = await onejob.attempts.start(ownerOf(request), request.params.id, { provider: request.body?.provider });
+      const attempt = await onejob.attempts.start(ownerOf(request), request.params.id, {
+        provider: request.body?.provider,
+      });
       reply.header('Location', `/v1/jobs/${request.params.id}`);
       return reply.code(202).send(attempt);
     },
@@ -43,7 +49,11 @@ export async function attemptsRoutes(app: FastifyInstance, { onejob }: { onejob:
         description:
           'Bumps the job version so the attempt can never complete the job; its late result is discarded and recorded. The job then retries after a backoff, or fails if no attempts are left.',
         tags: ['attempts'],
-        params: { type: 'object', required: ['id', 'n'], properties: { id: { type: 'string' }, n: { type: 'integer', minimum: 1 } } },
+        params: {
+          type: 'object',
+          required: ['id', 'n'],
+          properties: { id: { type: 'string' }, n: { type: 'integer', minimum: 1 } },
+        },
         body: {
           type: 'object',
           additionalProperties: false,
@@ -57,7 +67,8 @@ export async function attemptsRoutes(app: FastifyInstance, { onejob }: { onejob:
         },
       },
     },
-    async (request) => onejob.attempts.abandon(ownerOf(request), request.params.id, request.params.n, request.body.reason),
+    async (request) =>
+      onejob.attempts.abandon(ownerOf(request), request.params.id, request.params.n, request.body.reason),
   );
 
   app.post<{ Params: { id: string } }>(
@@ -65,7 +76,8 @@ export async function attemptsRoutes(app: FastifyInstance, { onejob }: { onejob:
     {
       schema: {
         summary: 'Cancel a job that has no outcome yet',
-        description: 'Live attempts are fenced out; what an in-flight provider call already did is not undone.',
+        description:
+          'Live attempts are fenced out; what an in-flight provider call already did is not undone.',
         tags: ['jobs'],
         params: jobId,
         response: {
