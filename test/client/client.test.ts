@@ -159,14 +159,15 @@ describe('client against a real server', () => {
     const client = createClient({
       baseUrl: proxy.url,
       token: OWNER_A.token,
-      timeoutMs: 300,
+      timeoutMs: 1000,
       retry: { ...fast, beforeRetry: () => release() },
     });
     try {
       const key = newIntentKey();
       const { job, tries } = await client.jobs.submit('charge', { amount: 9 }, { idempotencyKey: key });
-      expect(tries).toBe(2);
-      expect(proxy.seen.map((s) => s.idempotencyKey)).toEqual([key, key]);
+      // Two tries, or more on a loaded machine where a retry also outlives the timeout: always one key.
+      expect(tries).toBeGreaterThanOrEqual(2);
+      expect(new Set(proxy.seen.map((s) => s.idempotencyKey))).toEqual(new Set([key]));
       const rows = await t.onejob.pool.query('SELECT id FROM onejob.jobs WHERE idempotency_key = $1', [key]);
       expect(rows.rows).toEqual([{ id: job.id }]);
     } finally {

@@ -41,6 +41,8 @@ it('a server killed after commit, then restarted: the retried create gets the sa
   const client = createClient({
     baseUrl: proxy.url,
     token: TOKEN,
+    // The held retry waits for a whole server start, which is slow on a loaded machine.
+    timeoutMs: 90_000,
     retry: {
       baseDelayMs: 50,
       maxDelayMs: 200,
@@ -73,4 +75,4 @@ it('a server killed after commit, then restarted: the retried create gets the sa
   } finally {
     await proxy.close();
   }
-});
+}, 120_000);
