@@ -131,7 +131,7 @@ describe('outbox relay to NATS JetStream', () => {
       try {
         await holder.query('BEGIN');
         const { event: early } = await publishEvent(holder, { type: 'onejob.test.early', subject: 'long-tx-a', data: {} });
-        const later = [];
+        const later: { id: string }[] = [];
         for (let i = 0; i < 5; i++) {
           later.push((await publishEvent(onejob.pool, { type: 'onejob.test.later', subject: `long-tx-b${i}`, data: { i } })).event);
         }
