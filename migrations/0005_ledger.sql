@@ -27,8 +27,8 @@ CREATE TABLE onejob.ledger_transfers (
   reference       text,
   -- Business time, as the client states it (null: the same as recorded_at).
   effective_at    timestamptz,
-  -- When the database learnt of the transfer. Set by the trigger below, never by a
-  -- client, and truncated to milliseconds so it survives a round trip through JSON.
+  -- When the database learnt of the transfer, to the microsecond. Set by the trigger
+  -- below, never by a client.
   recorded_at     timestamptz NOT NULL,
   -- Set on a reversal: the id of the transfer it compensates, and why.
   reverses        text,
@@ -47,8 +47,6 @@ CREATE TABLE onejob.ledger_transfers (
   -- A transfer is reversed at most once, whatever the race between two reversals.
   CONSTRAINT ledger_transfers_reversed_once UNIQUE (owner_id, reverses)
 );
-
-CREATE INDEX ledger_transfers_recorded ON onejob.ledger_transfers (owner_id, recorded_at);
 
 CREATE TABLE onejob.ledger_entries (
   owner_id      text        NOT NULL,
@@ -78,7 +76,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
   original onejob.ledger_transfers%ROWTYPE;
 BEGIN
-  NEW.recorded_at := date_trunc('milliseconds', clock_timestamp());
+  NEW.recorded_at := clock_timestamp();
   IF NEW.reverses IS NOT NULL THEN
     SELECT * INTO original FROM onejob.ledger_transfers t
       WHERE t.owner_id = NEW.owner_id AND t.id = NEW.reverses;

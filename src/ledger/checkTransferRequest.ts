@@ -49,6 +49,25 @@ export function checkInstant(value: Date | string | null | undefined, field: str
   return date;
 }
 
+// An instant with an explicit offset: without one PostgreSQL would read it in the session time zone.
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)$/i;
+
+/**
+ * An asOf instant for PostgreSQL, or null for "now". Strings are passed through as text so
+ * their microseconds survive (recordedAt values have them); Dates have milliseconds only.
+ */
+export function checkAsOf(value: Date | string | null | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw invalid('asOf is not a valid date');
+    return value.toISOString();
+  }
+  if (typeof value !== 'string' || !ISO_INSTANT.test(value) || Number.isNaN(Date.parse(value))) {
+    throw invalid('asOf must be an ISO 8601 instant with a time zone, such as 2025-01-31T14:02:00Z');
+  }
+  return value;
+}
+
 export interface CheckedTransfer {
   ownerId: string;
   id: string;

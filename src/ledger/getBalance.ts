@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { checkAccount, checkInstant } from './checkTransferRequest.js';
-import { toAmount } from './transferView.js';
+import { checkAccount, checkAsOf } from './checkTransferRequest.js';
+import { isoMicros, toAmount } from './transferView.js';
 
 export interface Balance {
   account: string;
@@ -16,10 +16,10 @@ export interface Balance {
 
 // A balance is the sum of the account's entries, never a stored running total, so it
 // cannot drift from the entries whatever the concurrency. Without asOf, "now" is the
-// database clock, in milliseconds like recorded_at.
+// database clock, to the microsecond like recorded_at.
 const BALANCE_SQL = `
-WITH at AS (SELECT coalesce($3::timestamptz, date_trunc('milliseconds', clock_timestamp())) AS as_of)
-SELECT a.account, a.currency, at.as_of,
+WITH at AS (SELECT coalesce($3::timestamptz, clock_timestamp()) AS as_of)
+SELECT a.account, a.currency, ${isoMicros('at.as_of')} AS as_of,
        coalesce(sum(e.amount) FILTER (WHERE e.side = 'debit'), 0)::text AS debits,
        coalesce(sum(e.amount) FILTER (WHERE e.side = 'credit'), 0)::text AS credits
 FROM at
@@ -36,11 +36,11 @@ export async function getBalance(
   asOf?: Date | string | null,
 ): Promise<Balance> {
   checkAccount(account);
-  const at = checkInstant(asOf, 'asOf');
+  const at = checkAsOf(asOf);
   const { rows } = await db.query<{
     account: string;
     currency: string;
-    as_of: Date;
+    as_of: string;
     debits: string;
     credits: string;
   }>(BALANCE_SQL, [ownerId, account, at]);
@@ -54,6 +54,6 @@ export async function getBalance(
     balance: credits - debits,
     debits,
     credits,
-    asOf: row.as_of.toISOString(),
+    asOf: row.as_of,
   };
 }

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { checkAccount, checkInstant } from './checkTransferRequest.js';
-import { toAmount } from './transferView.js';
+import { checkAccount, checkAsOf } from './checkTransferRequest.js';
+import { isoMicros, toAmount } from './transferView.js';
 
 export interface EntryView {
   transferId: string;
@@ -35,17 +35,18 @@ export interface ListEntriesQuery {
 }
 
 const ACCOUNT_SQL = `
-SELECT currency, coalesce($3::timestamptz, date_trunc('milliseconds', clock_timestamp())) AS as_of
+SELECT currency, ${isoMicros('coalesce($3::timestamptz, clock_timestamp())')} AS as_of
 FROM onejob.ledger_accounts WHERE owner_id = $1 AND account = $2`;
 
 // Oldest first, keyset-paginated on (recorded_at, seq), which the account index serves.
 const ENTRIES_SQL = `
-SELECT e.transfer_id, e.account, e.counterparty, e.side, e.amount::text, e.currency, e.effective_at, e.recorded_at, e.seq::text,
+SELECT e.transfer_id, e.account, e.counterparty, e.side, e.amount::text, e.currency, e.effective_at,
+       ${isoMicros('e.recorded_at')} AS recorded_at, e.seq::text,
        t.reference, t.reverses, t.reason, r.id AS reversed_by
 FROM onejob.ledger_entries e
 JOIN onejob.ledger_transfers t ON t.owner_id = e.owner_id AND t.id = e.transfer_id
-LEFT JOIN onejob.ledger_transfers r ON r.owner_id = e.owner_id AND r.reverses = e.transfer_id AND r.recorded_at <= $3
-WHERE e.owner_id = $1 AND e.account = $2 AND e.recorded_at <= $3
+LEFT JOIN onejob.ledger_transfers r ON r.owner_id = e.owner_id AND r.reverses = e.transfer_id AND r.recorded_at <= $3::timestamptz
+WHERE e.owner_id = $1 AND e.account = $2 AND e.recorded_at <= $3::timestamptz
   AND ($4::timestamptz IS NULL OR (e.recorded_at, e.seq) > ($4::timestamptz, $5::bigint))
 ORDER BY e.recorded_at, e.seq
 LIMIT $6`;
@@ -58,7 +59,7 @@ interface EntryRow {
   amount: string;
   currency: string;
   effective_at: Date | null;
-  recorded_at: Date;
+  recorded_at: string;
   seq: string;
   reference: string | null;
   reverses: string | null;
@@ -76,12 +77,12 @@ export async function listEntries(
   checkAccount(account);
   const after = query.cursor ? decodeCursor(query.cursor) : null;
   // A cursor carries the asOf of its first page, so later pages describe the same instant.
-  const asOf = after?.asOf ?? checkInstant(query.asOf, 'asOf');
+  const asOf = after?.asOf ?? checkAsOf(query.asOf);
   const limit = query.limit ?? 100;
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
     throw new OnejobError('request_invalid', 'limit must be 1 to 1000');
 
-  const head = (await db.query<{ currency: string; as_of: Date }>(ACCOUNT_SQL, [ownerId, account, asOf]))
+  const head = (await db.query<{ currency: string; as_of: string }>(ACCOUNT_SQL, [ownerId, account, asOf]))
     .rows[0];
   if (!head) throw new OnejobError('account_not_found', `There is no account ${account}.`);
   const { rows } = await db.query<EntryRow>(ENTRIES_SQL, [
@@ -97,7 +98,7 @@ export async function listEntries(
   return {
     account,
     currency: head.currency,
-    asOf: head.as_of.toISOString(),
+    asOf: head.as_of,
     items: page.map(entryView),
     nextCursor: rows.length > limit && last ? encodeCursor(head.as_of, last.recorded_at, last.seq) : null,
   };
@@ -112,23 +113,27 @@ function entryView(row: EntryRow): EntryView {
     amount: toAmount(row.amount),
     currency: row.currency,
     reference: row.reference,
-    effectiveAt: (row.effective_at ?? row.recorded_at).toISOString(),
-    recordedAt: row.recorded_at.toISOString(),
+    effectiveAt: row.effective_at?.toISOString() ?? row.recorded_at,
+    recordedAt: row.recorded_at,
     reverses: row.reverses,
     reason: row.reason,
     reversedBy: row.reversed_by,
   };
 }
 
-function encodeCursor(asOf: Date, recordedAt: Date, seq: string): string {
-  return Buffer.from(`${asOf.toISOString()}|${recordedAt.toISOString()}|${seq}`).toString('base64url');
+function encodeCursor(asOf: string, recordedAt: string, seq: string): string {
+  return Buffer.from(`${asOf}|${recordedAt}|${seq}`).toString('base64url');
 }
 
-function decodeCursor(cursor: string): { asOf: Date; recordedAt: Date; seq: string } {
-  const [as, at, seq] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const asOf = new Date(as ?? '');
-  const recordedAt = new Date(at ?? '');
-  if (Number.isNaN(asOf.getTime()) || Number.isNaN(recordedAt.getTime()) || !/^\d{1,19}$/.test(seq ?? '')) {
+function decodeCursor(cursor: string): { asOf: string; recordedAt: string; seq: string } {
+  const [asOf, recordedAt, seq] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  try {
+    checkAsOf(asOf);
+    checkAsOf(recordedAt);
+  } catch {
+    throw new OnejobError('request_invalid', 'cursor is not one this API returned');
+  }
+  if (!asOf || !recordedAt || !/^\d{1,19}$/.test(seq ?? '')) {
     throw new OnejobError('request_invalid', 'cursor is not one this API returned');
   }
   return { asOf, recordedAt, seq: seq as string };

@@ -10,7 +10,7 @@ export interface TransferView {
   reference: string | null;
   /** Business time: as the client stated it, else the time it was recorded. */
   effectiveAt: string;
-  /** When the ledger learnt of the transfer; as-of queries filter on this. */
+  /** When the ledger learnt of the transfer (microseconds); as-of queries filter on this. */
   recordedAt: string;
   /** On a reversal: the transfer it compensates. */
   reverses: string | null;
@@ -26,13 +26,22 @@ export interface TransferRow {
   currency: string;
   reference: string | null;
   effective_at: Date | null;
-  recorded_at: Date;
+  /** ISO 8601 with microseconds, formatted by PostgreSQL (see isoMicros). */
+  recorded_at: string;
   reverses: string | null;
   reason: string | null;
 }
 
-export const TRANSFER_COLUMNS =
-  'owner_id, id, debit_account, credit_account, amount, currency, reference, effective_at, recorded_at, reverses, reason';
+/**
+ * SQL: a timestamptz as ISO 8601 UTC with microseconds. A JavaScript Date keeps only
+ * milliseconds, and an asOf rounded to the millisecond could include a transfer recorded
+ * in the same millisecond after the read.
+ */
+export const isoMicros = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+export const TRANSFER_COLUMNS = `owner_id, id, debit_account, credit_account, amount, currency, reference, effective_at,
+  ${isoMicros('recorded_at')} AS recorded_at, reverses, reason`;
 
 export function transferView(row: TransferRow): TransferView {
   return {
@@ -42,8 +51,8 @@ export function transferView(row: TransferRow): TransferView {
     amount: toAmount(row.amount),
     currency: row.currency,
     reference: row.reference,
-    effectiveAt: (row.effective_at ?? row.recorded_at).toISOString(),
-    recordedAt: row.recorded_at.toISOString(),
+    effectiveAt: row.effective_at?.toISOString() ?? row.recorded_at,
+    recordedAt: row.recorded_at,
     reverses: row.reverses,
     reason: row.reason,
   };

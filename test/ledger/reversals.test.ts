@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTransfer } from '../../src/ledger/createTransfer.js';
+import { getBalance } from '../../src/ledger/getBalance.js';
 import { reverseTransfer } from '../../src/ledger/reverseTransfer.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
@@ -206,6 +208,24 @@ describe('ledger reversals and as-of reads', () => {
     expect(
       (await get<Balance>(`/v1/ledger/accounts/e2?asOf=${encodeURIComponent(justBefore)}`)).balance,
     ).toBe(0);
+  });
+
+  it('a transfer recorded right after a read, even within the same millisecond, never changes that read', async () => {
+    const move = (i: number) =>
+      createTransfer(t.onejob.pool, {
+        ownerId: 'owner-a',
+        id: `tight-${i}`,
+        debitAccount: 'tight-a',
+        creditAccount: 'tight-b',
+        amount: 1,
+        currency: 'USD',
+      });
+    await move(0);
+    for (let i = 1; i <= 50; i++) {
+      const read = await getBalance(t.onejob.pool, 'owner-a', 'tight-b');
+      await move(i);
+      expect(await getBalance(t.onejob.pool, 'owner-a', 'tight-b', read.asOf)).toEqual(read);
+    }
   });
 
   it('entries page with a cursor that keeps the first page asOf', async () => {

@@ -11,7 +11,9 @@ interface LedgerOptions {
   json?: boolean;
 }
 
-const asOfOf = (opts: LedgerOptions) => (opts.asOf ? parseTimeOrAgo(opts.asOf) : undefined);
+// An ISO time goes through as text, keeping microseconds (recordedAt values have them).
+const asOfOf = (opts: LedgerOptions) =>
+  !opts.asOf ? undefined : /^\d{4}-\d{2}-\d{2}T/.test(opts.asOf) ? opts.asOf : parseTimeOrAgo(opts.asOf);
 
 export function ledgerCommand(program: Command) {
   const ledger = program
