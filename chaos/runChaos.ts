@@ -37,6 +37,8 @@ export interface ChaosOptions {
   processes?: Record<Role, number>;
   database?: 'system' | 'embedded';
   clients?: number;
+  /** Pause between one client's intents (default 5 to 40 ms, random). */
+  thinkMs?: number;
   /** Faults to inject; `false` runs load only (the scale runs). */
   faults?: boolean;
   resultsDir?: string;
@@ -114,6 +116,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       config,
       record,
       recordRollback: (owner, key) => history.rolledBack.push({ owner, key }),
+      ...(o.thinkMs !== undefined ? { thinkMs: o.thinkMs } : {}),
     });
     history.startedAt = Date.now();
     const plan =

@@ -9,6 +9,8 @@ import type { FaultRecord } from '../history/types.js';
 import type { PlannedFault } from './buildFaultSchedule.js';
 
 export interface FaultTargets {
+  /** Restarts still in progress, per process: a later fault on that process waits for its restart. */
+  restarts?: Map<string, Promise<unknown>>;
   fleet: OnejobFleet;
   nats: NatsCluster;
   db: ChaosDatabase;
@@ -18,12 +20,22 @@ export interface FaultTargets {
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Restarts a process in the background, so the next fault need not wait for a slow start. */
+function restartLater(t: FaultTargets, name: string) {
+  const restarts = (t.restarts ??= new Map());
+  const p = t.fleet.start(name).finally(() => {
+    if (restarts.get(name) === p) restarts.delete(name);
+  });
+  restarts.set(name, p);
+}
+
 export async function applyFault(f: PlannedFault, t: FaultTargets): Promise<FaultRecord> {
   const startedAt = Date.now();
   const done = (note?: string): FaultRecord => ({ kind: f.kind, target: f.target, startedAt, endedAt: Date.now(), ...(note ? { note } : {}) });
   switch (f.kind) {
     case 'failpoint_kill': {
       const [failpoint, name] = f.target.split('@') as [string, string];
+      await t.restarts?.get(name);
       const member = t.fleet.get(name);
       await t.fleet.kill(name);
       const from = member.process.output().length;
@@ -36,9 +48,8 @@ export async function applyFault(f: PlannedFault, t: FaultTargets): Promise<Faul
       const reached = fired && /failpoint \S+: SIGKILL/.test(member.process.output().slice(from));
       const tail = member.process.output().slice(from).trim().split('\n').slice(-3).join(' | ').slice(0, 400);
       if (!fired) await t.fleet.kill(name);
-      const restartFrom = Date.now();
-      await t.fleet.start(name);
-      const restart = `restarted in ${Math.round((Date.now() - restartFrom) / 100) / 10} s`;
+      restartLater(t, name);
+      const restart = 'restarting';
       return done(
         reached
           ? `reached: killed at the failpoint; ${restart}`
@@ -46,9 +57,10 @@ export async function applyFault(f: PlannedFault, t: FaultTargets): Promise<Faul
       );
     }
     case 'process_kill': {
+      await t.restarts?.get(f.target);
       await t.fleet.kill(f.target);
       await pause(f.durationMs);
-      await t.fleet.start(f.target);
+      restartLater(t, f.target);
       return done();
     }
     case 'postgres_restart': {
@@ -94,5 +106,6 @@ export async function runFaults(
       t.log(`  harness error: ${(error as Error).message.slice(0, 300)}`);
     }
   }
+  await Promise.allSettled([...(t.restarts?.values() ?? [])]);
   return records;
 }

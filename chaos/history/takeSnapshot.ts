@@ -20,12 +20,25 @@ SELECT owner_id, currency,
        coalesce(sum(amount) FILTER (WHERE side = 'credit'), 0)::text AS credits
 FROM onejob.ledger_entries GROUP BY owner_id, currency`;
 
-async function exists(db: pg.Pool, table: string): Promise<boolean> {
+async function exists(db: pg.PoolClient, table: string): Promise<boolean> {
   const { rows } = await db.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [table]);
   return rows[0]?.t !== null;
 }
 
-export async function takeSnapshot(db: pg.Pool, o: { helper: boolean }): Promise<DbSnapshot> {
+/** One consistent snapshot (REPEATABLE READ): processes may still be running while it is read. */
+export async function takeSnapshot(pool: pg.Pool, o: { helper: boolean }): Promise<DbSnapshot> {
+  const db = await pool.connect();
+  try {
+    await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const snapshot = await read(db, o);
+    await db.query('COMMIT');
+    return snapshot;
+  } finally {
+    db.release();
+  }
+}
+
+async function read(db: pg.PoolClient, o: { helper: boolean }): Promise<DbSnapshot> {
   const jobs = await db.query(JOBS_SQL);
   const attempts = await db.query(ATTEMPTS_SQL);
   const outbox = await db.query(OUTBOX_SQL);

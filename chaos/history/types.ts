@@ -57,6 +57,8 @@ export interface Delivery {
   idempotencyKey?: string;
   at: number;
   redelivered: boolean;
+  /** The consumer committed its transaction and acked this delivery. */
+  acked?: boolean;
 }
 
 export type FaultKind =

@@ -87,18 +87,21 @@ export async function runEventConsumer(o: { natsUrls: string[]; stream: string; 
             m.term();
             continue;
           }
-          deliveries.push({
+          const delivery: Delivery = {
             eventId: event.id,
             type: event.type,
             subject: event.subject,
             ...(typeof event.data?.idempotencyKey === 'string' ? { idempotencyKey: event.data.idempotencyKey } : {}),
             at: Date.now(),
             redelivered: m.redelivered,
-          });
+            acked: false,
+          };
+          deliveries.push(delivery);
           try {
             await apply(event);
             seen.add(event.id);
             m.ack();
+            delivery.acked = true;
           } catch {
             // The database is away: let JetStream deliver it again.
             m.nak(500);

@@ -173,6 +173,16 @@ describe('chaos checker', () => {
     expect(violationsOf(run)).toEqual(['events_applied_exactly_once']);
   });
 
+  it('a delivery the consumer could not apply and did not ack is not yet consumed', () => {
+    const run = cleanRun();
+    for (const d of run.history.deliveries) if (d.eventId === 'e2') d.acked = false;
+    run.snapshot.effects = run.snapshot.effects!.filter((e) => e.eventId !== 'e2');
+    expect(violationsOf(run)).toEqual(['events_delivered_at_least_once']);
+    run.history.deliveries.push({ eventId: 'e2', type: 'onejob.job.succeeded', subject: 'j1', at: 60, redelivered: true, acked: true });
+    run.snapshot.effects!.push({ eventId: 'e2', count: 1 });
+    expect(violationsOf(run)).toEqual([]);
+  });
+
   it('catches an event delivered for a transaction that rolled back', () => {
     const run = cleanRun();
     run.history.deliveries.push({ eventId: 'e9', type: 'onejob.job.created', subject: 'jx', idempotencyKey: 'rollback-1', at: 7, redelivered: false });
