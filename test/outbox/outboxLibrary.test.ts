@@ -1,0 +1,88 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupOutbox } from '../../src/outbox/cleanupOutbox.js';
+import { consumeOnce } from '../../src/outbox/consumeOnce.js';
+import { publishEvent } from '../../src/outbox/publishEvent.js';
+import { registerPublishers } from '../../src/outbox/registerPublishers.js';
+import { type TestDatabase, createTestDatabase } from '../helpers/testDatabase.js';
+
+let db: TestDatabase;
+let pool: pg.Pool;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: db.url });
+});
+afterAll(async () => {
+  await pool?.end();
+  await db?.drop();
+});
+
+describe('outbox library functions', () => {
+  it('publishEvent with the caller\'s own id writes once and says so the second time', async () => {
+    const id = '0190a5c4-0000-7000-8000-000000000001';
+    const first = await publishEvent(pool, { id, type: 'shop.order.paid', subject: 'order-9', data: { amount: 1 } });
+    const second = await publishEvent(pool, { id, type: 'shop.order.paid', subject: 'order-9', data: { amount: 2 } });
+    expect(first.inserted).toBe(true);
+    expect(second).toEqual({ inserted: false, event: first.event });
+    const { rowCount } = await pool.query('SELECT 1 FROM onejob.outbox WHERE id = $1', [id]);
+    expect(rowCount).toBe(1);
+  });
+
+  it('consumeOnce refuses to run outside a transaction, where the inbox row would commit without the effect', async () => {
+    let ran = false;
+    await expect(
+      consumeOnce(pool, 'billing', { id: 'e-1' }, async () => {
+        ran = true;
+      }),
+    ).rejects.toThrow(/open transaction/);
+    expect(ran).toBe(false);
+    const { rowCount } = await pool.query(`SELECT 1 FROM onejob.consumer_inbox WHERE event_id = 'e-1'`);
+    expect(rowCount).toBe(0);
+  });
+
+  it('a consumer transaction that rolls back leaves the event unconsumed, so the redelivery applies it', async () => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      expect((await consumeOnce(client, 'billing', { id: 'e-2' }, async () => 'first')).applied).toBe(true);
+      await client.query('ROLLBACK');
+      await client.query('BEGIN');
+      expect(await consumeOnce(client, 'billing', { id: 'e-2' }, async () => 'second')).toEqual({ applied: true, result: 'second' });
+      await client.query('COMMIT');
+      await client.query('BEGIN');
+      expect(await consumeOnce(client, 'billing', { id: 'e-2' }, async () => 'third')).toEqual({ applied: false });
+      // Another consumer of the same event has its own record.
+      expect((await consumeOnce(client, 'mailer', { id: 'e-2' }, async () => 'mail')).applied).toBe(true);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+  });
+
+  it('cleanup deletes only old events published to every publisher, never pending ones or dead letters', async () => {
+    await registerPublishers(pool, [
+      { name: 'a', kind: 'log' },
+      { name: 'b', kind: 'log' },
+    ]);
+    const ids: Record<string, string> = {};
+    for (const name of ['done', 'half', 'dead', 'recent']) {
+      ids[name] = (await publishEvent(pool, { type: 'onejob.test.cleanup', subject: name })).event.id;
+    }
+    await pool.query(`UPDATE onejob.outbox SET created_at = now() - interval '10 days' WHERE id = ANY($1)`, [
+      [ids.done, ids.half, ids.dead],
+    ]);
+    await pool.query(
+      `UPDATE onejob.outbox_deliveries SET state = 'published', published_at = now()
+       WHERE (event_id = ANY($1)) OR (event_id = $2 AND publisher = 'a') OR (event_id = $3 AND publisher = 'a')`,
+      [[ids.done, ids.recent], ids.half, ids.dead],
+    );
+    await pool.query(`UPDATE onejob.outbox_deliveries SET state = 'dead', dead_at = now() WHERE event_id = $1 AND publisher = 'b'`, [ids.dead]);
+
+    expect(await cleanupOutbox(pool, 24 * 7)).toBeGreaterThanOrEqual(1);
+    const { rows } = await pool.query<{ id: string }>('SELECT id FROM onejob.outbox WHERE id = ANY($1)', [Object.values(ids)]);
+    expect(new Set(rows.map((r) => r.id))).toEqual(new Set([ids.half, ids.dead, ids.recent]));
+    const gone = await pool.query('SELECT 1 FROM onejob.outbox_deliveries WHERE event_id = $1', [ids.done]);
+    expect(gone.rowCount).toBe(0);
+  });
+});
