@@ -8,6 +8,7 @@ import { jobsCommand } from './commands/jobsCommand.js';
 import { ledgerCommand } from './commands/ledgerCommand.js';
 import { migrateCommand } from './commands/migrateCommand.js';
 import { outboxCommand } from './commands/outboxCommand.js';
+import { providersCommand } from './commands/providersCommand.js';
 import { serveCommand } from './commands/serveCommand.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   ledgerCommand(program);
   inboxCommand(program);
   outboxCommand(program);
+  providersCommand(program);
   return program;
 }
 
