@@ -223,6 +223,21 @@ describe('ledger transfers', () => {
     expect(entries.status).toBe(404);
   });
 
+  it('account names and transfer ids with colons and dots work in URLs', async () => {
+    const r = await transfer({
+      id: 'attempt-cost:0190.x',
+      debitAccount: 'usage:USD_MICROS',
+      creditAccount: 'provider:sim.pay:USD_MICROS',
+      amount: 300,
+      currency: 'USD_MICROS',
+    });
+    expect(r.status).toBe(201);
+    expect((await balance('provider:sim.pay:USD_MICROS')).body).toMatchObject({ balance: 300 });
+    expect((await t.request('/v1/ledger/transfers/attempt-cost:0190.x')).status).toBe(200);
+    const entries = await t.request(`/v1/ledger/accounts/${encodeURIComponent('usage:USD_MICROS')}/entries`);
+    expect(((await entries.json()) as { items: unknown[] }).items).toHaveLength(1);
+  });
+
   it('the ledger routes need a bearer token', async () => {
     const r = await t.request('/v1/ledger/accounts/cash', { token: null });
     expect(r.status).toBe(401);
