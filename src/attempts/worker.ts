@@ -316,7 +316,8 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
     for (let i = 0; i < 5 && running; i++) {
       const unknown = await claimUnknownAttempt(pool, id, leaseMs);
       if (!unknown) break;
-      track(reconcile(unknown));
+      // A late heartbeat can let our own reconciliation's lease lapse; never run it twice.
+      if (!held.has(unknown.id)) track(reconcile(unknown));
     }
     const { rows } = await pool.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM onejob.jobs WHERE state = 'unknown'`,

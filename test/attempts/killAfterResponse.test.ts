@@ -29,7 +29,7 @@ beforeAll(async () => {
         maxAttempts: 3,
       },
     },
-    { leaseMs: 300, pollMs: 20 },
+    { leaseMs: 1_000, pollMs: 20 },
   );
   t = await startTestApp({ config, db });
 });

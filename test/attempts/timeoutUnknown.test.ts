@@ -24,13 +24,14 @@ beforeAll(async () => {
           kind: 'http',
           providers: ['pay'],
           effect: 'exclusive',
-          attemptTimeoutMs: 300,
+          // The first answer is gated, so it times out whatever the deadline; the second must beat it even on a loaded machine.
+          attemptTimeoutMs: 3_000,
           maxAttempts: 3,
           // Retries far in the future: the only new attempt is the one the test starts.
           retry: { baseDelayMs: 600_000, maxDelayMs: 600_000 },
         },
       },
-      { leaseMs: 1_000, pollMs: 20, graceMs: 30_000 },
+      { leaseMs: 3_000, pollMs: 20, graceMs: 30_000 },
     ),
   });
   t.onejob.attempts.startWorker();
