@@ -28,6 +28,7 @@ describe('short chaos run', () => {
       const skippedChecks = outcome.summary.checks.filter((c) => c.skipped);
       for (const c of skippedChecks) console.warn(`chaos check skipped: ${c.check}: ${c.skipped}`);
       const report = lines.join('\n');
+      console.info(report.slice(report.indexOf('chaos run, seed')));
       expect(outcome.report.violations, report).toEqual([]);
       expect(outcome.history.faults.length, report).toBeGreaterThanOrEqual(2);
       expect(outcome.summary.operations.create ?? 0, report).toBeGreaterThan(50);
