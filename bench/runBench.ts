@@ -77,7 +77,11 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
       const { note, extra, ...result } = await fn();
       record.result = result;
       if (note) record.note = note;
-      if (extra) record.extra = extra;
+      if (extra) {
+        const { serverRssMb, ...rest } = extra;
+        if (typeof serverRssMb === 'number') record.serverRssMb = serverRssMb;
+        record.extra = rest;
+      }
       if (result.errors > 0) record.note = [record.note, `${result.errors} errors, first: ${result.firstError}`].filter(Boolean).join('; ');
     } catch (error) {
       record.status = 'failed';

@@ -8,7 +8,7 @@ import type { Progress } from '../progress.js';
 import { startServer } from '../serverProcess.js';
 import { roleUnavailable } from './roleAvailable.js';
 
-export const claimCompleteUnavailable = () => roleUnavailable('worker', 'attempts');
+export const claimCompleteUnavailable = () => roleUnavailable('worker');
 
 export interface ClaimCompleteRun {
   databaseUrl: string;

@@ -1,9 +1,19 @@
-// (e) The outbox relay: committed events to JetStream acks, as `onejob serve --role relay` does it.
+// (e) The outbox relay: committed events to JetStream acks, as `onejob serve --role relay`
+// does it. The outbox is filled before the relay starts; the relay registers its
+// publisher, takes over the backlog, and the count of deliveries marked published (which
+// happens only after the broker's ack) is the measure.
+import { randomBytes } from 'node:crypto';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import pg from 'pg';
+import { benchConfig } from '../benchConfig.js';
+import { measureCompletions } from '../measureCompletions.js';
 import type { LoadResult } from '../measureLoad.js';
 import type { Progress } from '../progress.js';
+import { startServer } from '../serverProcess.js';
 import { roleUnavailable } from './roleAvailable.js';
 
-export const relayUnavailable = () => roleUnavailable('relay', 'outbox');
+export const relayUnavailable = () => roleUnavailable('relay');
 
 export interface RelayRun {
   databaseUrl: string;
@@ -17,6 +27,62 @@ export interface RelayRun {
   progress: Progress;
 }
 
-export async function relayThroughput(_r: RelayRun): Promise<LoadResult & { extra: Record<string, unknown> }> {
-  throw new Error('relay scenario not wired yet');
+/** Outbox rows shaped like onejob.job.created events, one subject (job) each. */
+async function fillOutbox(client: pg.Client, count: number): Promise<void> {
+  await client.query(
+    `INSERT INTO onejob.outbox (id, subject, type, event)
+     SELECT e.id, e.job::text, 'onejob.job.created', jsonb_build_object(
+       'specversion', '1.0', 'id', e.id, 'source', 'onejob', 'type', 'onejob.job.created', 'subject', e.job,
+       'time', now(), 'datacontenttype', 'application/json',
+       'data', jsonb_build_object('jobId', e.job, 'operation', 'noop', 'idempotencyKey', 'k-' || e.g, 'state', 'queued', 'version', 1))
+     FROM (SELECT g, gen_random_uuid() AS id, gen_random_uuid() AS job FROM generate_series(1, $1) g) e`,
+    [count],
+  );
+}
+
+export async function relayThroughput(r: RelayRun): Promise<LoadResult & { extra: Record<string, unknown> }> {
+  const tag = randomBytes(3).toString('hex');
+  const stream = `ONEJOB_BENCH_RELAY_${tag.toUpperCase()}`;
+  const counter = new pg.Client({ connectionString: r.databaseUrl, application_name: 'onejob-bench-counter' });
+  await counter.connect();
+  try {
+    await fillOutbox(counter, r.events);
+    const server = await startServer({
+      databaseUrl: r.databaseUrl,
+      // A stream and subject prefix of its own, so the run never meets another stream's subjects.
+      config: benchConfig({
+        workerConcurrency: r.workerConcurrency,
+        publisher: { kind: 'nats', name: 'nats', url: r.natsUrl, stream, subjectPrefix: `bench${tag}.` },
+      }),
+      roles: 'relay',
+      logFile: `${r.workDir}/server-relay.log`,
+      logLevel: r.logLevel,
+      workDir: r.workDir,
+    });
+    const stopRss = server.sampleRss();
+    try {
+      const result = await measureCompletions({
+        label: 'onejob relay',
+        warmupMs: r.warmupMs,
+        durationMs: r.durationMs,
+        progress: r.progress,
+        pollMs: 250,
+        total: r.events,
+        completed: async () => {
+          const { rows } = await counter.query<{ n: string }>(
+            "SELECT count(*) AS n FROM onejob.outbox_deliveries WHERE publisher = 'nats' AND state = 'published'",
+          );
+          return Number(rows[0]!.n);
+        },
+      });
+      return { ...result, extra: { serverRssMb: stopRss() } };
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await counter.end();
+    const nc = await connect({ servers: r.natsUrl });
+    await (await jetstreamManager(nc)).streams.delete(stream).catch(() => undefined);
+    await nc.close();
+  }
 }
