@@ -26,7 +26,11 @@ interface Message {
   error?: { type?: string; message?: string };
 }
 
-export function createAnthropicProvider(name: string, config: AnthropicProviderConfig, env: NodeJS.ProcessEnv = process.env): Provider {
+export function createAnthropicProvider(
+  name: string,
+  config: AnthropicProviderConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): Provider {
   const url = `${config.baseUrl.replace(/\/+$/, '')}/v1/messages`;
   const apiKey = config.apiKeyEnv ? env[config.apiKeyEnv] : undefined;
   return {
@@ -55,14 +59,18 @@ export function createAnthropicProvider(name: string, config: AnthropicProviderC
       const envelope = parseEnvelope(answer);
       const message = (envelope.ok ? envelope.body : {}) as Message;
       if (answer.status < 200 || answer.status >= 300) {
-        return statusOutcome(answer, message.error ? `${message.error.type ?? 'error'}: ${message.error.message ?? ''}` : undefined);
+        return statusOutcome(
+          answer,
+          message.error ? `${message.error.type ?? 'error'}: ${message.error.message ?? ''}` : undefined,
+        );
       }
       if (!envelope.ok) return envelopeFailure(name, answer, 'its body is not a JSON object');
       const usage: Usage | undefined = message.usage
         ? { inputTokens: message.usage.input_tokens ?? 0, outputTokens: message.usage.output_tokens ?? 0 }
         : undefined;
       const texts = (message.content ?? []).filter((b) => b.type === 'text' && typeof b.text === 'string');
-      if (texts.length === 0) return envelopeFailure(name, answer, 'its content holds no text block', usage, config.prices);
+      if (texts.length === 0)
+        return envelopeFailure(name, answer, 'its content holds no text block', usage, config.prices);
       return answerOutcome(op, texts.map((b) => b.text).join(''), usage, config.prices);
     },
   };

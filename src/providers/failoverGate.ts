@@ -13,7 +13,11 @@ import './inference/registerInferenceInputCheck.js';
  * provider that never proved it honours the contract, failed to, or proved it for an
  * older prompt, schema, rule set or model, is not a fallback.
  */
-export async function canFailOverTo(onejob: Onejob, operation: Operation, provider: string): Promise<boolean> {
+export async function canFailOverTo(
+  onejob: Onejob,
+  operation: Operation,
+  provider: string,
+): Promise<boolean> {
   if (!operation.providers.includes(provider)) return false;
   if (operation.providers[0] === provider) return true;
   const providerConfig = onejob.config.providers[provider];

@@ -27,7 +27,11 @@ function schemaName(operation: string): string {
   return operation.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'output';
 }
 
-export function createOpenAiProvider(name: string, config: OpenAiProviderConfig, env: NodeJS.ProcessEnv = process.env): Provider {
+export function createOpenAiProvider(
+  name: string,
+  config: OpenAiProviderConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): Provider {
   const url = `${config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const apiKey = config.apiKeyEnv ? env[config.apiKeyEnv] : undefined;
   return {
@@ -42,10 +46,18 @@ export function createOpenAiProvider(name: string, config: OpenAiProviderConfig,
       const temperature = temperatureOf(call, op);
       const body: Record<string, unknown> = {
         model: config.model,
-        messages: [...(prompt.system !== undefined ? [{ role: 'system', content: prompt.system }] : []), { role: 'user', content: prompt.user }],
+        messages: [
+          ...(prompt.system !== undefined ? [{ role: 'system', content: prompt.system }] : []),
+          { role: 'user', content: prompt.user },
+        ],
         ...(temperature !== undefined ? { temperature } : {}),
         ...(op.outputSchema
-          ? { response_format: { type: 'json_schema', json_schema: { name: schemaName(call.operation.name), schema: op.outputSchema } } }
+          ? {
+              response_format: {
+                type: 'json_schema',
+                json_schema: { name: schemaName(call.operation.name), schema: op.outputSchema },
+              },
+            }
           : { response_format: { type: 'json_object' } }),
       };
       const headers = { ...identityHeaders(call), ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
@@ -53,17 +65,22 @@ export function createOpenAiProvider(name: string, config: OpenAiProviderConfig,
       if ('outcome' in answer) return withEstimatedCost(answer.outcome, config, prompt);
       const envelope = parseEnvelope(answer);
       const completion = (envelope.ok ? envelope.body : {}) as ChatCompletion;
-      if (answer.status < 200 || answer.status >= 300) return statusOutcome(answer, completion.error?.message);
+      if (answer.status < 200 || answer.status >= 300)
+        return statusOutcome(answer, completion.error?.message);
       if (!envelope.ok) return envelopeFailure(name, answer, 'its body is not a JSON object');
       const usage: Usage | undefined = completion.usage
-        ? { inputTokens: completion.usage.prompt_tokens ?? 0, outputTokens: completion.usage.completion_tokens ?? 0 }
+        ? {
+            inputTokens: completion.usage.prompt_tokens ?? 0,
+            outputTokens: completion.usage.completion_tokens ?? 0,
+          }
         : undefined;
       const choice = completion.choices?.[0];
       if (choice?.message?.refusal) {
         return answerOutcome(op, choice.message.refusal, usage, config.prices);
       }
       const content = choice?.message?.content;
-      if (typeof content !== 'string') return envelopeFailure(name, answer, 'it holds no choices[0].message.content', usage, config.prices);
+      if (typeof content !== 'string')
+        return envelopeFailure(name, answer, 'it holds no choices[0].message.content', usage, config.prices);
       return answerOutcome(op, content, usage, config.prices);
     },
   };

@@ -2,7 +2,7 @@
 // wire format, scripted per request. `baseUrl` is what a provider config uses.
 import { type FakeServer, startFakeLlmServer } from './fakeLlmServer.js';
 
-export { Gate, type FakeReply, type RecordedRequest } from './fakeLlmServer.js';
+export { type FakeReply, Gate, type RecordedRequest } from './fakeLlmServer.js';
 
 export interface FakeAnthropicServer extends FakeServer {
   /** `http://127.0.0.1:PORT`, the provider's `baseUrl`. */

@@ -1,7 +1,7 @@
 // Shared machinery of the fake OpenAI and Anthropic servers: a real HTTP server on
 // 127.0.0.1 that records every request, answers from a per-request script, and can
 // hold a response open until the test releases it or the client aborts.
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordedRequest {
@@ -21,8 +21,8 @@ export type FakeReply =
   | { kind: 'answer'; text: string; inputTokens?: number; outputTokens?: number; delayMs?: number }
   /** A raw HTTP status and JSON body (errors, rate limits, 5xx). */
   | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
-  /** Hold the request open until `release()` or the client aborts; then answer with `then`. */
-  | { kind: 'hold'; gate: Gate; then?: FakeReply }
+  /** Hold the request open until `release()` or the client aborts; then answer with `after`. */
+  | { kind: 'hold'; gate: Gate; after?: FakeReply }
   /** Drop the connection after reading the request (reset after send). */
   | { kind: 'reset' };
 
@@ -67,12 +67,17 @@ export async function startFakeLlmServer(
   let replies: Script[] = [{ kind: 'answer', text: '{}' }];
   const sockets = new Set<import('node:net').Socket>();
 
-  const send = async (reply: FakeReply, rec: RecordedRequest, res: ServerResponse, req: IncomingMessage): Promise<void> => {
+  const send = async (
+    reply: FakeReply,
+    rec: RecordedRequest,
+    res: ServerResponse,
+    req: IncomingMessage,
+  ): Promise<void> => {
     if (reply.kind === 'hold') {
       reply.gate.markArrived(rec);
       await Promise.race([reply.gate.wait(), rec.aborted]);
       if (rec.wasAborted()) return;
-      return send(reply.then ?? { kind: 'answer', text: '{}' }, rec, res, req);
+      return send(reply.after ?? { kind: 'answer', text: '{}' }, rec, res, req);
     }
     if (reply.kind === 'reset') {
       req.socket.destroy();
@@ -111,7 +116,14 @@ export async function startFakeLlmServer(
       } catch {
         body = { unparsed: raw };
       }
-      const rec: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, aborted: abortedPromise, wasAborted: () => aborted };
+      const rec: RecordedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        aborted: abortedPromise,
+        wasAborted: () => aborted,
+      };
       const index = requests.push(rec) - 1;
       if (req.url !== routePath) {
         res.writeHead(404, { 'content-type': 'application/json' });

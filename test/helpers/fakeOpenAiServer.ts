@@ -2,7 +2,7 @@
 // in the real wire format, scripted per request. `baseUrl` is what a provider config uses.
 import { type FakeServer, startFakeLlmServer } from './fakeLlmServer.js';
 
-export { Gate, type FakeReply, type RecordedRequest } from './fakeLlmServer.js';
+export { type FakeReply, Gate, type RecordedRequest } from './fakeLlmServer.js';
 
 export interface FakeOpenAiServer extends FakeServer {
   /** `http://127.0.0.1:PORT/v1`, the provider's `baseUrl`. */
@@ -19,7 +19,14 @@ export async function startFakeOpenAiServer(): Promise<FakeOpenAiServer> {
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: req.body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: reply.text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: reply.text, refusal: null },
+          logprobs: null,
+          finish_reason: 'stop',
+        },
+      ],
       usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
     };
   });

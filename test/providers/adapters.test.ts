@@ -13,8 +13,16 @@ const summarize: OperationConfig = {
   providers: ['primary', 'backup'],
   effect: 'pure',
   prompt: { system: 'Answer with JSON only.', user: 'Summarize: {{text}}' },
-  outputSchema: { type: 'object', required: ['summary'], additionalProperties: false, properties: { summary: { type: 'string' } } },
-  rules: [{ path: '/summary', maxLength: 20 }, { path: '/summary', notMatches: 'As an AI' }],
+  outputSchema: {
+    type: 'object',
+    required: ['summary'],
+    additionalProperties: false,
+    properties: { summary: { type: 'string' } },
+  },
+  rules: [
+    { path: '/summary', maxLength: 20 },
+    { path: '/summary', notMatches: 'As an AI' },
+  ],
   contract: { temperature: 0, fixtures: [{ input: { text: 'x' } }] },
 };
 const operation = operationFromConfig('summarize', summarize);
@@ -53,12 +61,34 @@ afterAll(async () => {
 
 describe('openai-compatible adapter', () => {
   const provider = () =>
-    createOpenAiProvider('primary', { kind: 'openai-compatible', baseUrl: openai.baseUrl, model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_TEST_KEY', prices }, env);
-  beforeEach(() => openai.script({ kind: 'answer', text: '{"summary":"A fox jumps."}', inputTokens: 1000, outputTokens: 200 }));
+    createOpenAiProvider(
+      'primary',
+      {
+        kind: 'openai-compatible',
+        baseUrl: openai.baseUrl,
+        model: 'gpt-4o-mini',
+        apiKeyEnv: 'OPENAI_TEST_KEY',
+        prices,
+      },
+      env,
+    );
+  beforeEach(() =>
+    openai.script({
+      kind: 'answer',
+      text: '{"summary":"A fox jumps."}',
+      inputTokens: 1000,
+      outputTokens: 200,
+    }),
+  );
 
   it('sends the chat completions wire format with the job identity, and returns the checked result with its cost', async () => {
     const outcome = await provider().call(call());
-    expect(outcome).toEqual({ kind: 'success', result: { summary: 'A fox jumps.' }, usage: { inputTokens: 1000, outputTokens: 200 }, costMicros: 270 });
+    expect(outcome).toEqual({
+      kind: 'success',
+      result: { summary: 'A fox jumps.' },
+      usage: { inputTokens: 1000, outputTokens: 200 },
+      costMicros: 270,
+    });
     const [req] = openai.requests;
     expect(req?.path).toBe('/v1/chat/completions');
     expect(req?.headers.authorization).toBe('Bearer sk-openai');
@@ -72,7 +102,10 @@ describe('openai-compatible adapter', () => {
         { role: 'user', content: 'Summarize: The fox jumps.' },
       ],
       temperature: 0,
-      response_format: { type: 'json_schema', json_schema: { name: 'summarize', schema: summarize.outputSchema } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'summarize', schema: summarize.outputSchema },
+      },
     });
   });
 
@@ -92,7 +125,10 @@ describe('openai-compatible adapter', () => {
     const outcome = await provider().call(call());
     expect(outcome).toMatchObject({
       kind: 'failure',
-      error: { code: 'output_contract_violation', violations: expect.arrayContaining([expect.objectContaining({ kind: 'rule', path: '/summary' })]) },
+      error: {
+        code: 'output_contract_violation',
+        violations: expect.arrayContaining([expect.objectContaining({ kind: 'rule', path: '/summary' })]),
+      },
       rejectedOutput: { summary: 'As an AI I cannot summarise' },
     });
     if (outcome.kind === 'failure') expect(outcome.error.violations).toHaveLength(2);
@@ -101,7 +137,11 @@ describe('openai-compatible adapter', () => {
   it('prose around the JSON is a violation that keeps the raw text', async () => {
     openai.script({ kind: 'answer', text: 'Sure! {"summary":"x"}' });
     const outcome = await provider().call(call());
-    expect(outcome).toMatchObject({ kind: 'failure', error: { code: 'output_contract_violation' }, rejectedOutput: 'Sure! {"summary":"x"}' });
+    expect(outcome).toMatchObject({
+      kind: 'failure',
+      error: { code: 'output_contract_violation' },
+      rejectedOutput: 'Sure! {"summary":"x"}',
+    });
   });
 
   it.each([
@@ -115,20 +155,35 @@ describe('openai-compatible adapter', () => {
     [500, 'unknown'],
     [503, 'unknown'],
   ])('HTTP %i is %s', async (status, kind) => {
-    openai.script({ kind: 'status', status, body: { error: { message: 'nope', type: 'x' } }, headers: { 'retry-after': '3' } });
+    openai.script({
+      kind: 'status',
+      status,
+      body: { error: { message: 'nope', type: 'x' } },
+      headers: { 'retry-after': '3' },
+    });
     const outcome = await provider().call(call());
-    expect(outcome).toMatchObject({ kind, error: { code: `http_${status}`, message: `HTTP ${status}: nope` } });
+    expect(outcome).toMatchObject({
+      kind,
+      error: { code: `http_${status}`, message: `HTTP ${status}: nope` },
+    });
   });
 
   it('a refused connection is a definite failure: nothing was sent', async () => {
     const port = await closedPort();
-    const p = createOpenAiProvider('primary', { kind: 'openai-compatible', baseUrl: `http://127.0.0.1:${port}/v1`, model: 'gpt-4o-mini' }, env);
+    const p = createOpenAiProvider(
+      'primary',
+      { kind: 'openai-compatible', baseUrl: `http://127.0.0.1:${port}/v1`, model: 'gpt-4o-mini' },
+      env,
+    );
     expect(await p.call(call())).toMatchObject({ kind: 'failure', error: { code: 'connection_refused' } });
   });
 
   it('a connection reset after the request was sent is unknown', async () => {
     openai.script({ kind: 'reset' });
-    expect(await provider().call(call())).toMatchObject({ kind: 'unknown', error: { code: 'connection_reset' } });
+    expect(await provider().call(call())).toMatchObject({
+      kind: 'unknown',
+      error: { code: 'connection_reset' },
+    });
   });
 
   it('an abort closes the open request, is unknown, and estimates the prompt cost', async () => {
@@ -140,7 +195,11 @@ describe('openai-compatible adapter', () => {
     controller.abort(new Error('hedge won'));
     const outcome = await pending;
     expect(await held.aborted).toBe(true);
-    expect(outcome).toMatchObject({ kind: 'unknown', error: { code: 'aborted' }, usage: { estimated: true } });
+    expect(outcome).toMatchObject({
+      kind: 'unknown',
+      error: { code: 'aborted' },
+      usage: { estimated: true },
+    });
     expect(outcome.usage?.inputTokens).toBeGreaterThan(5);
     expect(outcome.costMicros).toBeGreaterThanOrEqual(0);
   });
@@ -156,14 +215,28 @@ describe('anthropic adapter', () => {
   const provider = (maxTokens?: number) =>
     createAnthropicProvider(
       'backup',
-      { kind: 'anthropic', baseUrl: anthropic.baseUrl, model: 'claude-sonnet-4-5', apiKeyEnv: 'ANTHROPIC_TEST_KEY', prices, ...(maxTokens ? { maxTokens } : {}) },
+      {
+        kind: 'anthropic',
+        baseUrl: anthropic.baseUrl,
+        model: 'claude-sonnet-4-5',
+        apiKeyEnv: 'ANTHROPIC_TEST_KEY',
+        prices,
+        ...(maxTokens ? { maxTokens } : {}),
+      },
       env,
     );
-  beforeEach(() => anthropic.script({ kind: 'answer', text: '{"summary":"A fox."}', inputTokens: 2000, outputTokens: 100 }));
+  beforeEach(() =>
+    anthropic.script({ kind: 'answer', text: '{"summary":"A fox."}', inputTokens: 2000, outputTokens: 100 }),
+  );
 
   it('sends the messages wire format with the job identity, and reads usage', async () => {
     const outcome = await provider(300).call(call({ temperature: 0.2 }));
-    expect(outcome).toEqual({ kind: 'success', result: { summary: 'A fox.' }, usage: { inputTokens: 2000, outputTokens: 100 }, costMicros: 360 });
+    expect(outcome).toEqual({
+      kind: 'success',
+      result: { summary: 'A fox.' },
+      usage: { inputTokens: 2000, outputTokens: 100 },
+      costMicros: 360,
+    });
     const [req] = anthropic.requests;
     expect(req?.path).toBe('/v1/messages');
     expect(req?.headers['x-api-key']).toBe('sk-ant');
@@ -181,10 +254,21 @@ describe('anthropic adapter', () => {
 
   it('529 overloaded is unknown; 400 invalid_request_error is a definite failure', async () => {
     anthropic.script(
-      { kind: 'status', status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } },
-      { kind: 'status', status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'bad' } } },
+      {
+        kind: 'status',
+        status: 529,
+        body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+      },
+      {
+        kind: 'status',
+        status: 400,
+        body: { type: 'error', error: { type: 'invalid_request_error', message: 'bad' } },
+      },
     );
-    expect(await provider().call(call())).toMatchObject({ kind: 'unknown', error: { code: 'http_529', message: 'HTTP 529: overloaded_error: Overloaded' } });
+    expect(await provider().call(call())).toMatchObject({
+      kind: 'unknown',
+      error: { code: 'http_529', message: 'HTTP 529: overloaded_error: Overloaded' },
+    });
     expect(await provider().call(call())).toMatchObject({ kind: 'failure', error: { code: 'http_400' } });
   });
 

@@ -6,8 +6,13 @@ import type { OnejobConfig, OperationConfig } from '../../src/config/types.js';
 import { verifyProvider } from '../../src/providers/verification/verifyProvider.js';
 import { configWith, createJob, jobInState, until } from '../attempts/attemptTestKit.js';
 import { type FakeAnthropicServer, startFakeAnthropicServer } from '../helpers/fakeAnthropicServer.js';
-import { type FakeOpenAiServer, Gate, type RecordedRequest, startFakeOpenAiServer } from '../helpers/fakeOpenAiServer.js';
-import { ADMIN_TOKEN, type TestApp, startTestApp } from '../helpers/startTestApp.js';
+import {
+  type FakeOpenAiServer,
+  Gate,
+  type RecordedRequest,
+  startFakeOpenAiServer,
+} from '../helpers/fakeOpenAiServer.js';
+import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 let primary: FakeOpenAiServer;
 let liar: FakeAnthropicServer;
@@ -16,7 +21,12 @@ let t: TestApp;
 const gates: Gate[] = [];
 
 const prices = { inputPerMillionMicros: 1_000_000, outputPerMillionMicros: 2_000_000, currency: 'USD' };
-const outputSchema = { type: 'object', required: ['summary'], additionalProperties: false, properties: { summary: { type: 'string' } } };
+const outputSchema = {
+  type: 'object',
+  required: ['summary'],
+  additionalProperties: false,
+  properties: { summary: { type: 'string' } },
+};
 
 function op(providers: string[], extra: Partial<OperationConfig> = {}): OperationConfig {
   return {
@@ -28,7 +38,10 @@ function op(providers: string[], extra: Partial<OperationConfig> = {}): Operatio
     retry: { baseDelayMs: 600_000, maxDelayMs: 600_000 },
     prompt: { system: 'Answer with JSON only: {"summary": string}.', user: 'Summarize [{{tag}}]: {{text}}' },
     outputSchema,
-    rules: [{ path: '/summary', maxLength: 40 }, { path: '/summary', notMatches: 'as an ai', flags: 'i' }],
+    rules: [
+      { path: '/summary', maxLength: 40 },
+      { path: '/summary', notMatches: 'as an ai', flags: 'i' },
+    ],
     contract: { fixtures: [{ input: { tag: 'fixture', text: 'The quick brown fox.' } }], temperature: 0 },
     ...extra,
   };
@@ -44,7 +57,12 @@ function config(): OnejobConfig {
     {
       // A silent primary times out at 400 ms; the liar would be the hedge after 100 ms and the
       // retry after the first timeout. With two attempts, both end unknown on the primary.
-      'to-liar': op(['primary', 'liar'], { attemptTimeoutMs: 400, hedgeAfterMs: 100, maxAttempts: 2, retry: { baseDelayMs: 10, maxDelayMs: 10 } }),
+      'to-liar': op(['primary', 'liar'], {
+        attemptTimeoutMs: 400,
+        hedgeAfterMs: 100,
+        maxAttempts: 2,
+        retry: { baseDelayMs: 10, maxDelayMs: 10 },
+      }),
       'to-honest': op(['primary', 'honest'], { hedgeAfterMs: 150 }),
       'primary-only': op(['primary'], { maxAttempts: 1 }),
       // No hedging: only the fallback button reaches the backup.
@@ -64,13 +82,27 @@ function tagOf(req: RecordedRequest): string {
 const primaryPlan = new Map<string, { gate?: Gate; text?: string }>();
 
 beforeAll(async () => {
-  [primary, liar, honest] = await Promise.all([startFakeOpenAiServer(), startFakeAnthropicServer(), startFakeAnthropicServer()]);
+  [primary, liar, honest] = await Promise.all([
+    startFakeOpenAiServer(),
+    startFakeAnthropicServer(),
+    startFakeAnthropicServer(),
+  ]);
   primary.script((req) => {
     const plan = primaryPlan.get(tagOf(req));
-    if (plan?.gate) return { kind: 'hold', gate: plan.gate, then: { kind: 'answer', text: '{"summary":"late primary"}', inputTokens: 40, outputTokens: 5 } };
+    if (plan?.gate)
+      return {
+        kind: 'hold',
+        gate: plan.gate,
+        after: { kind: 'answer', text: '{"summary":"late primary"}', inputTokens: 40, outputTokens: 5 },
+      };
     return { kind: 'answer', text: plan?.text ?? '{"summary":"primary"}', inputTokens: 40, outputTokens: 5 };
   });
-  liar.script({ kind: 'answer', text: '{"summary":"A fox.","confidence":0.97}', inputTokens: 50, outputTokens: 9 });
+  liar.script({
+    kind: 'answer',
+    text: '{"summary":"A fox.","confidence":0.97}',
+    inputTokens: 50,
+    outputTokens: 9,
+  });
   honest.script({ kind: 'answer', text: '{"summary":"honest backup"}', inputTokens: 50, outputTokens: 9 });
   t = await startTestApp({ config: config() });
   t.onejob.attempts.startWorker();
@@ -86,7 +118,16 @@ afterAll(async () => {
 });
 
 async function attemptsOf(jobId: string) {
-  const { rows } = await t.onejob.pool.query<{ n: number; provider: string; state: string; origin: string; cost_micros: string | null; usage: Record<string, unknown> | null; error: { code: string } | null; rejected_output: unknown }>(
+  const { rows } = await t.onejob.pool.query<{
+    n: number;
+    provider: string;
+    state: string;
+    origin: string;
+    cost_micros: string | null;
+    usage: Record<string, unknown> | null;
+    error: { code: string } | null;
+    rejected_output: unknown;
+  }>(
     'SELECT n, provider, state, origin, cost_micros, usage, error, rejected_output FROM onejob.attempts WHERE job_id = $1 ORDER BY n',
     [jobId],
   );
@@ -107,7 +148,10 @@ describe('failover through the engine', () => {
     ]);
     // Two hedge points and a retry have passed: not one call went to the liar.
     expect(liar.requests.length).toBe(liarCallsBefore);
-    const refused = await t.request(`/v1/jobs/${job.id}/attempts`, { method: 'POST', json: { provider: 'liar' } });
+    const refused = await t.request(`/v1/jobs/${job.id}/attempts`, {
+      method: 'POST',
+      json: { provider: 'liar' },
+    });
     expect(refused.status).toBe(422);
     expect(((await refused.json()) as { code: string }).code).toBe('provider_not_verified');
   });
@@ -151,7 +195,11 @@ describe('failover through the engine', () => {
       const rows = await attemptsOf(job.id);
       return rows.every((r) => !['starting', 'running', 'unknown'].includes(r.state)) ? rows : undefined;
     });
-    expect(attempts[0]).toMatchObject({ provider: 'primary', state: 'lost_race', usage: { estimated: true } });
+    expect(attempts[0]).toMatchObject({
+      provider: 'primary',
+      state: 'lost_race',
+      usage: { estimated: true },
+    });
     expect(Number(attempts[0]!.cost_micros)).toBeGreaterThan(0);
   });
 
@@ -161,7 +209,11 @@ describe('failover through the engine', () => {
     const failed = await jobInState(t, job.id, 'failed');
     expect(failed.attempts).toHaveLength(1);
     const [attempt] = await attemptsOf(job.id);
-    expect(attempt).toMatchObject({ state: 'failed', error: { code: 'output_contract_violation' }, rejected_output: { summary: 'As an AI, I summarise: a fox.' } });
+    expect(attempt).toMatchObject({
+      state: 'failed',
+      error: { code: 'output_contract_violation' },
+      rejected_output: { summary: 'As an AI, I summarise: a fox.' },
+    });
     expect(attempt!.error).toMatchObject({ violations: [{ kind: 'rule', path: '/summary' }] });
     expect(Number(attempt!.cost_micros)).toBe(40 + 10);
   });
@@ -171,19 +223,35 @@ describe('failover through the engine', () => {
     primaryPlan.set('stale-1', { text: 'not json' });
     const job = await createJob(t, 'stale-1', 'manual', { tag: 'stale-1', text: 'Some text.' });
     // The primary's answer breaks the contract; the retry waits far in the future.
-    await until('the first attempt to fail', async () => (await attemptsOf(job.id)).some((a) => a.state === 'failed'));
+    await until('the first attempt to fail', async () =>
+      (await attemptsOf(job.id)).some((a) => a.state === 'failed'),
+    );
     const changedConfig = config();
     changedConfig.operations.manual!.prompt = { user: 'Briefly summarize [{{tag}}]: {{text}}' };
     const changed = await startTestApp({ config: changedConfig, db: t.db });
     try {
-      const refused = await changed.request(`/v1/jobs/${job.id}/attempts`, { method: 'POST', json: { provider: 'honest' } });
+      const refused = await changed.request(`/v1/jobs/${job.id}/attempts`, {
+        method: 'POST',
+        json: { provider: 'honest' },
+      });
       expect(refused.status).toBe(422);
       expect(((await refused.json()) as { code: string }).code).toBe('provider_not_verified');
-      const matrix = (await (await changed.request('/v1/providers')).json()) as { items: { name: string; operations: { operation: string; status: string }[] }[] };
-      expect(matrix.items.find((i) => i.name === 'honest')?.operations.find((o) => o.operation === 'manual')).toMatchObject({ status: 'stale' });
-      const again = await changed.request('/v1/providers/honest/verify', { method: 'POST', json: { operation: 'manual' }, token: ADMIN_TOKEN });
+      const matrix = (await (await changed.request('/v1/providers')).json()) as {
+        items: { name: string; operations: { operation: string; status: string }[] }[];
+      };
+      expect(
+        matrix.items.find((i) => i.name === 'honest')?.operations.find((o) => o.operation === 'manual'),
+      ).toMatchObject({ status: 'stale' });
+      const again = await changed.request('/v1/providers/honest/verify', {
+        method: 'POST',
+        json: { operation: 'manual' },
+        token: ADMIN_TOKEN,
+      });
       expect(((await again.json()) as { passed: boolean }).passed).toBe(true);
-      const accepted = await changed.request(`/v1/jobs/${job.id}/attempts`, { method: 'POST', json: { provider: 'honest' } });
+      const accepted = await changed.request(`/v1/jobs/${job.id}/attempts`, {
+        method: 'POST',
+        json: { provider: 'honest' },
+      });
       expect(accepted.status).toBe(202);
       expect(((await accepted.json()) as { provider: string }).provider).toBe('honest');
     } finally {
@@ -192,18 +260,40 @@ describe('failover through the engine', () => {
   });
 
   it('a missing prompt variable refuses the job at creation', async () => {
-    const res = await t.request('/v1/jobs', { method: 'POST', headers: { 'idempotency-key': 'no-tag' }, json: { operation: 'to-honest', input: { text: 'x' } } });
+    const res = await t.request('/v1/jobs', {
+      method: 'POST',
+      headers: { 'idempotency-key': 'no-tag' },
+      json: { operation: 'to-honest', input: { text: 'x' } },
+    });
     expect(res.status).toBe(422);
     expect(((await res.json()) as { code: string }).code).toBe('input_invalid');
   });
 
   it('GET /v1/providers shows the verified backup, the failed one and the primaries', async () => {
     const res = await t.request('/v1/providers', { token: 'token-a' });
-    const { items } = (await res.json()) as { items: { name: string; operations: { operation: string; status: string; role: string; failoverAllowed: boolean }[] }[] };
-    const cell = (p: string, o: string) => items.find((i) => i.name === p)?.operations.find((x) => x.operation === o);
-    expect(cell('honest', 'to-honest')).toMatchObject({ status: 'verified', role: 'fallback', failoverAllowed: true });
-    expect(cell('liar', 'to-liar')).toMatchObject({ status: 'failed', role: 'fallback', failoverAllowed: false });
-    expect(cell('primary', 'to-liar')).toMatchObject({ status: 'never', role: 'primary', failoverAllowed: true });
+    const { items } = (await res.json()) as {
+      items: {
+        name: string;
+        operations: { operation: string; status: string; role: string; failoverAllowed: boolean }[];
+      }[];
+    };
+    const cell = (p: string, o: string) =>
+      items.find((i) => i.name === p)?.operations.find((x) => x.operation === o);
+    expect(cell('honest', 'to-honest')).toMatchObject({
+      status: 'verified',
+      role: 'fallback',
+      failoverAllowed: true,
+    });
+    expect(cell('liar', 'to-liar')).toMatchObject({
+      status: 'failed',
+      role: 'fallback',
+      failoverAllowed: false,
+    });
+    expect(cell('primary', 'to-liar')).toMatchObject({
+      status: 'never',
+      role: 'primary',
+      failoverAllowed: true,
+    });
     expect(ADMIN_TOKEN).not.toBe('token-a');
   });
 });

@@ -4,16 +4,30 @@ import { checkOutput } from '../../src/providers/inference/checkOutput.js';
 import { checkTokenizer } from '../../src/providers/inference/checkTokenizer.js';
 import { inferenceCost } from '../../src/providers/inference/inferenceCost.js';
 import { checkRules, ruleProblems } from '../../src/providers/inference/outputRules.js';
-import { promptInputProblems, renderPrompt, templateVariables } from '../../src/providers/inference/renderPrompt.js';
+import {
+  promptInputProblems,
+  renderPrompt,
+  templateVariables,
+} from '../../src/providers/inference/renderPrompt.js';
 
-const gpt: OpenAiProviderConfig = { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:1/v1', model: 'gpt-4o-mini' };
-const claude: ProviderConfig = { kind: 'anthropic', baseUrl: 'http://127.0.0.1:1', model: 'claude-sonnet-4-5' };
+const gpt: OpenAiProviderConfig = {
+  kind: 'openai-compatible',
+  baseUrl: 'http://127.0.0.1:1/v1',
+  model: 'gpt-4o-mini',
+};
+const claude: ProviderConfig = {
+  kind: 'anthropic',
+  baseUrl: 'http://127.0.0.1:1',
+  model: 'claude-sonnet-4-5',
+};
 
 describe('prompt templates', () => {
   it('fills every {{variable}} from the input, once, without re-expanding values', () => {
     const t = { system: 'You are {{role}}.', user: 'Summarize {{ doc.title }}: {{text}} ({{n}}, {{tags}})' };
     expect(templateVariables(t)).toEqual(['role', 'doc.title', 'text', 'n', 'tags']);
-    expect(renderPrompt(t, { role: 'terse', doc: { title: 'T' }, text: '{{role}}', n: 3, tags: ['a'] })).toEqual({
+    expect(
+      renderPrompt(t, { role: 'terse', doc: { title: 'T' }, text: '{{role}}', n: 3, tags: ['a'] }),
+    ).toEqual({
       system: 'You are terse.',
       user: 'Summarize T: {{role}} (3, ["a"])',
     });
@@ -42,7 +56,13 @@ describe('business rules', () => {
 
   it('reports each broken rule with its path', () => {
     const violations = checkRules(rules, { summary: 'As an AI model', score: 1.5, lang: 'de', tags: [] });
-    expect(violations.map((v) => `${v.path} ${v.rule}`)).toEqual(['/summary maxLength', '/score max', '/lang in', '/summary notMatches', '/tags minLength']);
+    expect(violations.map((v) => `${v.path} ${v.rule}`)).toEqual([
+      '/summary maxLength',
+      '/score max',
+      '/lang in',
+      '/summary notMatches',
+      '/tags minLength',
+    ]);
     expect(checkRules(rules, {})).toEqual([{ path: '/summary', rule: 'required', message: 'is missing' }]);
   });
 
@@ -57,7 +77,12 @@ describe('business rules', () => {
 
 describe('output contract', () => {
   const contract = {
-    outputSchema: { type: 'object', required: ['summary'], additionalProperties: false, properties: { summary: { type: 'string' } } },
+    outputSchema: {
+      type: 'object',
+      required: ['summary'],
+      additionalProperties: false,
+      properties: { summary: { type: 'string' } },
+    },
     rules: [{ path: '/summary', maxLength: 10 }],
   };
   it('lists schema and rule violations together, keeping the parsed output', () => {
@@ -68,7 +93,10 @@ describe('output contract', () => {
     expect(checked.rejectedOutput).toEqual({ summary: 'far too long a summary', extra: 1 });
   });
   it('a code fence around the JSON is not JSON', () => {
-    expect(checkOutput(contract, '```json\n{"summary":"x"}\n```')).toMatchObject({ ok: false, violations: [{ kind: 'json' }] });
+    expect(checkOutput(contract, '```json\n{"summary":"x"}\n```')).toMatchObject({
+      ok: false,
+      violations: [{ kind: 'json' }],
+    });
   });
 });
 
@@ -85,7 +113,9 @@ describe('tokenizer checks', () => {
     expect(check.passed).toBe(false);
     expect(check.reason).toContain('"<|endoftext|>"');
     expect(check.reason).toContain('special (control) token of o200k_base');
-    expect(check.evidence.roundTrip).toEqual([{ part: 'user', identical: false, detail: expect.stringContaining('at character 17') }]);
+    expect(check.evidence.roundTrip).toEqual([
+      { part: 'user', identical: false, detail: expect.stringContaining('at character 17') },
+    ]);
   });
 
   it('an unpaired surrogate fails the round trip', async () => {
@@ -104,13 +134,20 @@ describe('tokenizer checks', () => {
   });
 
   it('a prompt over the context window fails with the counts', async () => {
-    const check = await checkTokenizer({ ...gpt, contextWindow: 10 }, { user: 'one two three four five six seven eight nine ten eleven' });
+    const check = await checkTokenizer(
+      { ...gpt, contextWindow: 10 },
+      { user: 'one two three four five six seven eight nine ten eleven' },
+    );
     expect(check.passed).toBe(false);
     expect(check.reason).toMatch(/needs \d+ tokens, over the context window of 10/);
   });
 
   it('an unknown tokenizer fails unless the config waives the check, and the report says which', async () => {
-    const llama = { kind: 'openai-compatible' as const, baseUrl: 'http://127.0.0.1:1/v1', model: 'llama-3.1-8b' };
+    const llama = {
+      kind: 'openai-compatible' as const,
+      baseUrl: 'http://127.0.0.1:1/v1',
+      model: 'llama-3.1-8b',
+    };
     const failed = await checkTokenizer(llama, { user: 'x' });
     expect(failed).toMatchObject({ passed: false, waived: false });
     expect(failed.reason).toContain('no known tokenizer for model llama-3.1-8b');
@@ -122,7 +159,12 @@ describe('tokenizer checks', () => {
 
 describe('cost', () => {
   it('is tokens times per-million prices plus the per-call price, in micro-units; undefined without prices', () => {
-    expect(inferenceCost({ inputPerMillionMicros: 3_000_000, outputPerMillionMicros: 15_000_000, perCallMicros: 5 }, { inputTokens: 1000, outputTokens: 100 })).toBe(4505);
+    expect(
+      inferenceCost(
+        { inputPerMillionMicros: 3_000_000, outputPerMillionMicros: 15_000_000, perCallMicros: 5 },
+        { inputTokens: 1000, outputTokens: 100 },
+      ),
+    ).toBe(4505);
     expect(inferenceCost(undefined, { inputTokens: 1 })).toBeUndefined();
   });
 });

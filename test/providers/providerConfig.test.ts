@@ -6,7 +6,6 @@ import { defaultConfig } from '../../src/config/defaultConfig.js';
 import { ConfigError, validateConfig } from '../../src/config/loadConfig.js';
 import { spawnOnejob } from '../helpers/spawnOnejob.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: configs are mutated freely to break them
 type Loose = Record<string, any>;
 const base = () => structuredClone(defaultConfig) as unknown as Loose;
 
@@ -26,16 +25,56 @@ const gpt = { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:1/v1', model
 
 describe('provider configuration', () => {
   it.each([
-    ['an unknown provider kind', (c: Loose) => (c.providers.x = { kind: 'bedrock', model: 'm' }), '/providers/x/kind'],
-    ['an anthropic provider without a model', (c: Loose) => (c.providers.x = { kind: 'anthropic', baseUrl: 'http://127.0.0.1:1' }), '/providers/x/model'],
-    ['an openai-compatible provider without a baseUrl', (c: Loose) => (c.providers.x = { kind: 'openai-compatible', model: 'gpt-4o' }), '/providers/x/baseUrl'],
-    ['maxTokens on an openai-compatible provider', (c: Loose) => (c.providers.x = { ...gpt, maxTokens: 10 }), '/providers/x/maxTokens'],
-    ['a misspelt price', (c: Loose) => (c.providers.x = { ...gpt, prices: { inputPerMillion: 1 } }), '/providers/x/prices/inputPerMillion'],
-    ['a rule with an unknown constraint', (c: Loose) => (c.operations.summarize.rules = [{ path: '/summary', maxLen: 3 }]), '/operations/summarize/rules/0/maxLen'],
-    ['a rule with no constraint at all', (c: Loose) => (c.operations.summarize.rules = [{ path: '/summary' }]), '/operations/summarize/rules/0'],
-    ['a rule whose path is not a JSON pointer', (c: Loose) => (c.operations.summarize.rules = [{ path: 'summary', maxLength: 3 }]), '/operations/summarize/rules/0/path'],
-    ['a rule with a broken regular expression', (c: Loose) => (c.operations.summarize.rules = [{ path: '/summary', notMatches: '(' }]), '/operations/summarize/rules/0'],
-    ['an inference operation without a prompt', (c: Loose) => delete c.operations.summarize.prompt, '/operations/summarize/prompt'],
+    [
+      'an unknown provider kind',
+      (c: Loose) => (c.providers.x = { kind: 'bedrock', model: 'm' }),
+      '/providers/x/kind',
+    ],
+    [
+      'an anthropic provider without a model',
+      (c: Loose) => (c.providers.x = { kind: 'anthropic', baseUrl: 'http://127.0.0.1:1' }),
+      '/providers/x/model',
+    ],
+    [
+      'an openai-compatible provider without a baseUrl',
+      (c: Loose) => (c.providers.x = { kind: 'openai-compatible', model: 'gpt-4o' }),
+      '/providers/x/baseUrl',
+    ],
+    [
+      'maxTokens on an openai-compatible provider',
+      (c: Loose) => (c.providers.x = { ...gpt, maxTokens: 10 }),
+      '/providers/x/maxTokens',
+    ],
+    [
+      'a misspelt price',
+      (c: Loose) => (c.providers.x = { ...gpt, prices: { inputPerMillion: 1 } }),
+      '/providers/x/prices/inputPerMillion',
+    ],
+    [
+      'a rule with an unknown constraint',
+      (c: Loose) => (c.operations.summarize.rules = [{ path: '/summary', maxLen: 3 }]),
+      '/operations/summarize/rules/0/maxLen',
+    ],
+    [
+      'a rule with no constraint at all',
+      (c: Loose) => (c.operations.summarize.rules = [{ path: '/summary' }]),
+      '/operations/summarize/rules/0',
+    ],
+    [
+      'a rule whose path is not a JSON pointer',
+      (c: Loose) => (c.operations.summarize.rules = [{ path: 'summary', maxLength: 3 }]),
+      '/operations/summarize/rules/0/path',
+    ],
+    [
+      'a rule with a broken regular expression',
+      (c: Loose) => (c.operations.summarize.rules = [{ path: '/summary', notMatches: '(' }]),
+      '/operations/summarize/rules/0',
+    ],
+    [
+      'an inference operation without a prompt',
+      (c: Loose) => delete c.operations.summarize.prompt,
+      '/operations/summarize/prompt',
+    ],
   ])('refuses %s and names the key', (_name, mutate, path) => {
     expect(refusal(mutate).path).toBe(path);
   });
@@ -66,7 +105,12 @@ describe('provider configuration', () => {
     const dir = await mkdtemp(join(tmpdir(), 'onejob-providers-'));
     const file = join(dir, 'config.json');
     const config = base();
-    config.providers.backup = { kind: 'anthropic', baseUrl: 'http://127.0.0.1:1', model: 'claude-sonnet-4-5', apiKeyEnv: 'ONEJOB_TEST_BACKUP_KEY' };
+    config.providers.backup = {
+      kind: 'anthropic',
+      baseUrl: 'http://127.0.0.1:1',
+      model: 'claude-sonnet-4-5',
+      apiKeyEnv: 'ONEJOB_TEST_BACKUP_KEY',
+    };
     config.operations.summarize.providers = ['sim-a', 'backup'];
     await writeFile(file, JSON.stringify(config));
     const serve = spawnOnejob(['serve', '--config', file], {
@@ -76,6 +120,8 @@ describe('provider configuration', () => {
       ONEJOB_TEST_BACKUP_KEY: undefined,
     });
     expect(await serve.exited).toBe(2);
-    expect(serve.output()).toContain('/providers/backup/apiKeyEnv names environment variable ONEJOB_TEST_BACKUP_KEY, which is not set');
+    expect(serve.output()).toContain(
+      '/providers/backup/apiKeyEnv names environment variable ONEJOB_TEST_BACKUP_KEY, which is not set',
+    );
   });
 });

@@ -7,7 +7,7 @@ import { sampleFromSchema } from '../../src/providers/inference/simulateInferenc
 import { createSimulatedProvider } from '../../src/providers/simulatedProvider.js';
 import { verifyProvider } from '../../src/providers/verification/verifyProvider.js';
 import { configWith, createJob, jobInState } from '../attempts/attemptTestKit.js';
-import { type TestApp, startTestApp } from '../helpers/startTestApp.js';
+import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 const summarize: OperationConfig = {
   kind: 'inference.chat',
@@ -17,7 +17,12 @@ const summarize: OperationConfig = {
   hedgeAfterMs: 100,
   maxAttempts: 2,
   prompt: { user: 'Summarize: {{text}}' },
-  outputSchema: { type: 'object', required: ['summary'], additionalProperties: false, properties: { summary: { type: 'string', maxLength: 30 } } },
+  outputSchema: {
+    type: 'object',
+    required: ['summary'],
+    additionalProperties: false,
+    properties: { summary: { type: 'string', maxLength: 30 } },
+  },
   rules: [{ path: '/summary', minLength: 1 }],
   contract: { fixtures: [{ input: { text: 'The quick brown fox.' } }], temperature: 0 },
 };
@@ -34,18 +39,42 @@ const call = (op: OperationConfig, input: Record<string, unknown>) => ({
 
 describe('simulated inference', () => {
   it('answers with a value made from the output schema, with estimated usage and its price', async () => {
-    const sim = createSimulatedProvider('sim', { kind: 'simulated', prices: { inputPerMillionMicros: 1_000_000, outputPerMillionMicros: 1_000_000 } });
+    const sim = createSimulatedProvider('sim', {
+      kind: 'simulated',
+      prices: { inputPerMillionMicros: 1_000_000, outputPerMillionMicros: 1_000_000 },
+    });
     const outcome = await sim.call(call(summarize, { text: 'A fox.' }));
     expect(outcome).toMatchObject({ kind: 'success', result: { summary: 'simulated summary of: A fox.' } });
     expect(outcome.usage?.inputTokens).toBeGreaterThan(0);
     expect(outcome.costMicros).toBe((outcome.usage?.inputTokens ?? 0) + (outcome.usage?.outputTokens ?? 0));
-    expect(sampleFromSchema({ type: 'object', required: ['n', 'tags', 'lang'], properties: { n: { type: 'integer', minimum: 3 }, tags: { type: 'array', minItems: 1, items: { type: 'string' } }, lang: { enum: ['fr', 'en'] } } })).toEqual({ n: 3, tags: ['simulated tags'], lang: 'fr' });
+    expect(
+      sampleFromSchema({
+        type: 'object',
+        required: ['n', 'tags', 'lang'],
+        properties: {
+          n: { type: 'integer', minimum: 3 },
+          tags: { type: 'array', minItems: 1, items: { type: 'string' } },
+          lang: { enum: ['fr', 'en'] },
+        },
+      }),
+    ).toEqual({ n: 3, tags: ['simulated tags'], lang: 'fr' });
   });
 
   it('a scripted output with a hallucinated key is an output_contract_violation, like a real model', async () => {
-    const sim = createSimulatedProvider('sim', { kind: 'simulated', script: [{ output: { summary: 'ok', mood: 'happy' } }, { output: 'Here you go: {}' }] });
-    expect(await sim.call(call(summarize, { text: 'x' }))).toMatchObject({ kind: 'failure', error: { code: 'output_contract_violation' }, rejectedOutput: { summary: 'ok', mood: 'happy' } });
-    expect(await sim.call(call(summarize, { text: 'x' }))).toMatchObject({ kind: 'failure', error: { code: 'output_contract_violation' }, rejectedOutput: 'Here you go: {}' });
+    const sim = createSimulatedProvider('sim', {
+      kind: 'simulated',
+      script: [{ output: { summary: 'ok', mood: 'happy' } }, { output: 'Here you go: {}' }],
+    });
+    expect(await sim.call(call(summarize, { text: 'x' }))).toMatchObject({
+      kind: 'failure',
+      error: { code: 'output_contract_violation' },
+      rejectedOutput: { summary: 'ok', mood: 'happy' },
+    });
+    expect(await sim.call(call(summarize, { text: 'x' }))).toMatchObject({
+      kind: 'failure',
+      error: { code: 'output_contract_violation' },
+      rejectedOutput: 'Here you go: {}',
+    });
   });
 
   describe('through the engine', () => {
@@ -53,7 +82,10 @@ describe('simulated inference', () => {
     beforeAll(async () => {
       t = await startTestApp({
         config: configWith(
-          { 'sim-a': { kind: 'simulated', script: [{ outcome: 'timeout' }] }, 'sim-b': { kind: 'simulated', latencyMs: 10 } },
+          {
+            'sim-a': { kind: 'simulated', script: [{ outcome: 'timeout' }] },
+            'sim-b': { kind: 'simulated', latencyMs: 10 },
+          },
           { summarize },
           { leaseMs: 1_000, pollMs: 20, graceMs: 500 },
         ),
@@ -65,7 +97,9 @@ describe('simulated inference', () => {
     it('a silent simulated primary fails over to the verified simulated backup, offline', async () => {
       const report = await verifyProvider(t.onejob, 'sim-b', 'summarize');
       expect(report.passed).toBe(true);
-      expect(report.fixtures[0]!.checks.find((c) => c.name === 'tokenizer')).toMatchObject({ status: 'not_applicable' });
+      expect(report.fixtures[0]!.checks.find((c) => c.name === 'tokenizer')).toMatchObject({
+        status: 'not_applicable',
+      });
       const job = await createJob(t, 'offline-1', 'summarize', { text: 'A fox.' });
       const done = await jobInState(t, job.id, 'succeeded');
       expect(done.result).toEqual({ summary: 'simulated summary of: A fox.' });

@@ -3,7 +3,7 @@
 // (DATABASE_URL, else the embedded server of ./.onejob) with the service's config.
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../config/loadConfig.js';
-import { type Onejob, createOnejob } from '../../createOnejob.js';
+import { createOnejob, type Onejob } from '../../createOnejob.js';
 import { migrate } from '../../db/migrate.js';
 import { startEmbedded } from '../../db/startEmbedded.js';
 import { isOnejobError } from '../../errors/OnejobError.js';
@@ -27,7 +27,11 @@ async function withOnejob<T>(configPath: string | undefined, fn: (onejob: Onejob
   try {
     // Verifications are stored: the table must exist even if `serve` never ran here.
     await migrate(connectionString);
-    const onejob = createOnejob({ connectionString, config, logger: createLogger(process.env.LOG_LEVEL ?? 'warn') });
+    const onejob = createOnejob({
+      connectionString,
+      config,
+      logger: createLogger(process.env.LOG_LEVEL ?? 'warn'),
+    });
     try {
       return await fn(onejob);
     } finally {
@@ -39,7 +43,9 @@ async function withOnejob<T>(configPath: string | undefined, fn: (onejob: Onejob
 }
 
 export function providersCommand(program: Command) {
-  const providers = program.command('providers').description('provider contract verification: status matrix and verification runs');
+  const providers = program
+    .command('providers')
+    .description('provider contract verification: status matrix and verification runs');
 
   providers
     .command('list')
@@ -50,14 +56,27 @@ export function providersCommand(program: Command) {
       const items = await withOnejob(opts.config, providerStatuses);
       if (opts.json) return printJson({ items });
       const rows = items.flatMap((p) =>
-        p.operations.map((o) => [p.name, p.kind, p.model, o.operation, o.role, o.status, o.failoverAllowed ? 'yes' : 'no', shortTime(o.lastVerification?.finishedAt)]),
+        p.operations.map((o) => [
+          p.name,
+          p.kind,
+          p.model,
+          o.operation,
+          o.role,
+          o.status,
+          o.failoverAllowed ? 'yes' : 'no',
+          shortTime(o.lastVerification?.finishedAt),
+        ]),
       );
-      process.stdout.write(`${formatTable(['provider', 'kind', 'model', 'operation', 'role', 'status', 'failover', 'last verified'], rows)}\n`);
+      process.stdout.write(
+        `${formatTable(['provider', 'kind', 'model', 'operation', 'role', 'status', 'failover', 'last verified'], rows)}\n`,
+      );
     });
 
   providers
     .command('verify <provider>')
-    .description("run the operation's contract fixtures against the provider and store the result (exit 1 when it fails)")
+    .description(
+      "run the operation's contract fixtures against the provider and store the result (exit 1 when it fails)",
+    )
     .requiredOption('-o, --operation <operation>', 'the operation whose contract to verify')
     .option('-c, --config <file>', 'JSON config file (default: $ONEJOB_CONFIG, else the built-in config)')
     .option('--json', 'print the report as JSON')

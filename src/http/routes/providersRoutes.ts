@@ -31,7 +31,12 @@ const reportSchema = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { index: { type: 'integer' }, input: { type: 'object' }, passed: { type: 'boolean' }, checks: { type: 'array', items: checkSchema } },
+        properties: {
+          index: { type: 'integer' },
+          input: { type: 'object' },
+          passed: { type: 'boolean' },
+          checks: { type: 'array', items: checkSchema },
+        },
       },
     },
     startedAt: { type: 'string', format: 'date-time' },
@@ -94,7 +99,11 @@ export async function providersRoutes(app: FastifyInstance, { onejob }: { onejob
         summary: "Verify that a provider honours an operation's contract (admin token)",
         tags: ['providers'],
         security: [{ bearer: [] }],
-        params: { type: 'object', required: ['name'], properties: { name: { type: 'string', maxLength: 64 } } },
+        params: {
+          type: 'object',
+          required: ['name'],
+          properties: { name: { type: 'string', maxLength: 64 } },
+        },
         body: {
           type: 'object',
           additionalProperties: false,
@@ -108,6 +117,7 @@ export async function providersRoutes(app: FastifyInstance, { onejob }: { onejob
         },
       },
     },
-    async (request) => verifyProvider(onejob, request.params.name, request.body.operation, { requestedBy: 'api' }),
+    async (request) =>
+      verifyProvider(onejob, request.params.name, request.body.operation, { requestedBy: 'api' }),
   );
 }

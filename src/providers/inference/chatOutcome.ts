@@ -8,7 +8,9 @@ import { countPromptTokens } from './checkTokenizer.js';
 import { inferenceCost } from './inferenceCost.js';
 import { PromptRenderError, type RenderedPrompt, renderPrompt } from './renderPrompt.js';
 
-export type Prepared = { ok: true; prompt: RenderedPrompt; config: OperationConfig } | { ok: false; outcome: ProviderOutcome };
+export type Prepared =
+  | { ok: true; prompt: RenderedPrompt; config: OperationConfig }
+  | { ok: false; outcome: ProviderOutcome };
 
 /** Renders the prompt of an `inference.chat` call; anything else is a definite failure (nothing was sent). */
 export function prepareChat(call: ProviderCall, providerName: string): Prepared {
@@ -18,7 +20,10 @@ export function prepareChat(call: ProviderCall, providerName: string): Prepared 
       ok: false,
       outcome: {
         kind: 'failure',
-        error: { code: 'operation_kind_unsupported', message: `provider ${providerName} runs inference.chat operations only, not ${call.operation.kind}` },
+        error: {
+          code: 'operation_kind_unsupported',
+          message: `provider ${providerName} runs inference.chat operations only, not ${call.operation.kind}`,
+        },
       },
     };
   }
@@ -26,7 +31,13 @@ export function prepareChat(call: ProviderCall, providerName: string): Prepared 
     return { ok: true, prompt: renderPrompt(config.prompt, call.input), config };
   } catch (error) {
     if (!(error instanceof PromptRenderError)) throw error;
-    return { ok: false, outcome: { kind: 'failure', error: { code: 'input_invalid', message: error.message, errors: error.problems } } };
+    return {
+      ok: false,
+      outcome: {
+        kind: 'failure',
+        error: { code: 'input_invalid', message: error.message, errors: error.problems },
+      },
+    };
   }
 }
 
@@ -51,22 +62,49 @@ function networkCode(error: unknown): string | undefined {
  * connection is a definite failure (nothing was sent); an abort, a reset or a broken body
  * is unknown (the provider may be computing, and billing, right now).
  */
-export async function postJson(url: string, headers: Record<string, string>, body: unknown, signal: AbortSignal): Promise<HttpAnswer | { outcome: ProviderOutcome }> {
+export async function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  signal: AbortSignal,
+): Promise<HttpAnswer | { outcome: ProviderOutcome }> {
   try {
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal,
+    });
     const text = await response.text();
     return { status: response.status, headers: response.headers, text };
   } catch (error) {
     if (signal.aborted) {
-      const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
-      return { outcome: { kind: 'unknown', error: { code: 'aborted', message: `the request was aborted: ${reason}` } } };
+      const reason =
+        signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
+      return {
+        outcome: {
+          kind: 'unknown',
+          error: { code: 'aborted', message: `the request was aborted: ${reason}` },
+        },
+      };
     }
     const code = networkCode(error);
     if (code && DEFINITE_NETWORK_CODES.has(code)) {
-      return { outcome: { kind: 'failure', error: { code: 'connection_refused', message: `${url}: ${code}; the request was never sent` } } };
+      return {
+        outcome: {
+          kind: 'failure',
+          error: { code: 'connection_refused', message: `${url}: ${code}; the request was never sent` },
+        },
+      };
     }
     return {
-      outcome: { kind: 'unknown', error: { code: 'connection_reset', message: `${url}: ${code ?? (error as Error).message}; the provider may have received the request` } },
+      outcome: {
+        kind: 'unknown',
+        error: {
+          code: 'connection_reset',
+          message: `${url}: ${code ?? (error as Error).message}; the provider may have received the request`,
+        },
+      },
     };
   }
 }
@@ -82,41 +120,67 @@ export function statusOutcome(answer: HttpAnswer, providerMessage: string | unde
   };
   const retryAfter = answer.headers.get('retry-after');
   if (retryAfter) error.retryAfter = retryAfter;
-  if (answer.status >= 400 && answer.status < 500 && !AMBIGUOUS_4XX.has(answer.status)) return { kind: 'failure', error };
+  if (answer.status >= 400 && answer.status < 500 && !AMBIGUOUS_4XX.has(answer.status))
+    return { kind: 'failure', error };
   return { kind: 'unknown', error };
 }
 
-export function parseEnvelope(answer: HttpAnswer): { ok: true; body: Record<string, unknown> } | { ok: false } {
+export function parseEnvelope(
+  answer: HttpAnswer,
+): { ok: true; body: Record<string, unknown> } | { ok: false } {
   try {
     const body = JSON.parse(answer.text) as unknown;
-    return typeof body === 'object' && body !== null && !Array.isArray(body) ? { ok: true, body: body as Record<string, unknown> } : { ok: false };
+    return typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? { ok: true, body: body as Record<string, unknown> }
+      : { ok: false };
   } catch {
     return { ok: false };
   }
 }
 
 /** A 2xx whose body is not the provider's wire format: the call happened but gave nothing usable. */
-export function envelopeFailure(providerName: string, answer: HttpAnswer, why: string, usage?: Usage, prices?: Prices): ProviderOutcome {
+export function envelopeFailure(
+  providerName: string,
+  answer: HttpAnswer,
+  why: string,
+  usage?: Usage,
+  prices?: Prices,
+): ProviderOutcome {
   return {
     kind: 'failure',
-    error: { code: 'provider_response_invalid', message: `${providerName} answered HTTP ${answer.status} but ${why}` },
+    error: {
+      code: 'provider_response_invalid',
+      message: `${providerName} answered HTTP ${answer.status} but ${why}`,
+    },
     rejectedOutput: answer.text.slice(0, 10_000),
     ...withCost(usage, prices),
   };
 }
 
-function withCost(usage: Usage | undefined, prices: Prices | undefined): { usage?: Usage; costMicros?: number } {
+function withCost(
+  usage: Usage | undefined,
+  prices: Prices | undefined,
+): { usage?: Usage; costMicros?: number } {
   const cost = inferenceCost(prices, usage);
   return { ...(usage ? { usage } : {}), ...(cost !== undefined ? { costMicros: cost } : {}) };
 }
 
 /** The model answered: the answer must honour the output contract to count as a result. */
-export function answerOutcome(config: OperationConfig, text: string, usage: Usage | undefined, prices: Prices | undefined): ProviderOutcome {
+export function answerOutcome(
+  config: OperationConfig,
+  text: string,
+  usage: Usage | undefined,
+  prices: Prices | undefined,
+): ProviderOutcome {
   const checked = checkOutput(config, text);
   if (checked.ok) return { kind: 'success', result: checked.value, ...withCost(usage, prices) };
   return {
     kind: 'failure',
-    error: { code: 'output_contract_violation', message: describeViolations(checked.violations), violations: checked.violations },
+    error: {
+      code: 'output_contract_violation',
+      message: describeViolations(checked.violations),
+      violations: checked.violations,
+    },
     rejectedOutput: checked.rejectedOutput,
     ...withCost(usage, prices),
   };
@@ -126,9 +190,18 @@ export function answerOutcome(config: OperationConfig, text: string, usage: Usag
  * Adds an estimate of what an unfinished call cost so far (the prompt tokens, counted with
  * the provider's tokenizer), so an aborted loser of a hedge still shows its price.
  */
-export async function withEstimatedCost(outcome: ProviderOutcome, provider: ProviderConfig, prompt: RenderedPrompt): Promise<ProviderOutcome> {
+export async function withEstimatedCost(
+  outcome: ProviderOutcome,
+  provider: ProviderConfig,
+  prompt: RenderedPrompt,
+): Promise<ProviderOutcome> {
   // Only a call cut off after sending may have been billed; a refused one was not.
-  if (outcome.kind !== 'unknown' || outcome.usage || !['aborted', 'connection_reset'].includes(outcome.error.code)) return outcome;
+  if (
+    outcome.kind !== 'unknown' ||
+    outcome.usage ||
+    !['aborted', 'connection_reset'].includes(outcome.error.code)
+  )
+    return outcome;
   const inputTokens = await countPromptTokens(provider, prompt);
   if (inputTokens === undefined) return outcome;
   const usage: Usage = { inputTokens, estimated: true };

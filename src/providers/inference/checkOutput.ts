@@ -3,7 +3,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { OperationConfig } from '../../config/types.js';
-import { type OutputRule, checkRules } from './outputRules.js';
+import { checkRules, type OutputRule } from './outputRules.js';
 
 export interface ContractViolation {
   /** `json` (not parseable), `schema` (fails outputSchema) or `rule` (fails a business rule). */
@@ -14,7 +14,11 @@ export interface ContractViolation {
 
 export type OutputCheck =
   | { ok: true; value: unknown }
-  | { ok: false; violations: ContractViolation[]; /** The parsed output, or the raw text when it did not parse. */ rejectedOutput: unknown };
+  | {
+      ok: false;
+      violations: ContractViolation[] /** The parsed output, or the raw text when it did not parse. */;
+      rejectedOutput: unknown;
+    };
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 (addFormats as unknown as (a: Ajv) => void)(ajv);
@@ -30,7 +34,10 @@ function validatorFor(schema: object): ValidateFunction {
 }
 
 /** Checks an already parsed value against the operation's schema and rules. */
-export function checkOutputValue(config: Pick<OperationConfig, 'outputSchema' | 'rules'>, value: unknown): OutputCheck {
+export function checkOutputValue(
+  config: Pick<OperationConfig, 'outputSchema' | 'rules'>,
+  value: unknown,
+): OutputCheck {
   const violations: ContractViolation[] = [];
   if (config.outputSchema) {
     const validate = validatorFor(config.outputSchema);
@@ -38,9 +45,17 @@ export function checkOutputValue(config: Pick<OperationConfig, 'outputSchema' | 
       for (const e of validate.errors ?? []) {
         const params = e.params as { additionalProperty?: string; missingProperty?: string };
         if (e.keyword === 'additionalProperties') {
-          violations.push({ kind: 'schema', path: `${e.instancePath}/${params.additionalProperty}`, message: 'is not allowed by the output schema' });
+          violations.push({
+            kind: 'schema',
+            path: `${e.instancePath}/${params.additionalProperty}`,
+            message: 'is not allowed by the output schema',
+          });
         } else if (e.keyword === 'required') {
-          violations.push({ kind: 'schema', path: `${e.instancePath}/${params.missingProperty}`, message: 'is required by the output schema' });
+          violations.push({
+            kind: 'schema',
+            path: `${e.instancePath}/${params.missingProperty}`,
+            message: 'is required by the output schema',
+          });
         } else {
           violations.push({ kind: 'schema', path: e.instancePath, message: e.message ?? 'is invalid' });
         }
@@ -55,7 +70,10 @@ export function checkOutputValue(config: Pick<OperationConfig, 'outputSchema' | 
 }
 
 /** Parses the model's text strictly (no code fences, no prose around it) and checks it. */
-export function checkOutput(config: Pick<OperationConfig, 'outputSchema' | 'rules'>, text: string): OutputCheck {
+export function checkOutput(
+  config: Pick<OperationConfig, 'outputSchema' | 'rules'>,
+  text: string,
+): OutputCheck {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -3,7 +3,7 @@
 // token count must fit the model's context window.
 import type { ProviderConfig } from '../../config/types.js';
 import type { RenderedPrompt } from './renderPrompt.js';
-import { type Tokenizer, chooseTokenizer, loadTokenizer } from './tokenizers.js';
+import { chooseTokenizer, loadTokenizer, type Tokenizer } from './tokenizers.js';
 
 export interface TokenizerCheck {
   passed: boolean;
@@ -63,7 +63,9 @@ function roundTrip(tokenizer: Tokenizer, text: string): { tokens: number; detail
     detail:
       `decode(encode(text)) differs from the text at character ${at}: sent ${excerpt(text, at)}, the model reads ${excerpt(decoded, at)}` +
       (normalised ? ` (${tokenizer.name} normalises the text to NFKC before encoding)` : '') +
-      (/[\uD800-\uDFFF]/.test(text) ? ' (the text contains an unpaired UTF-16 surrogate, which has no UTF-8 encoding)' : ''),
+      (/[\uD800-\uDFFF]/.test(text)
+        ? ' (the text contains an unpaired UTF-16 surrogate, which has no UTF-8 encoding)'
+        : ''),
   };
 }
 
@@ -92,7 +94,9 @@ export async function checkTokenizer(
   const trips = parts.map(({ part, text }) => {
     const trip = roundTrip(tokenizer, text);
     promptTokens += trip.tokens;
-    return trip.detail === undefined ? { part, identical: true } : { part, identical: false, detail: trip.detail };
+    return trip.detail === undefined
+      ? { part, identical: true }
+      : { part, identical: false, detail: trip.detail };
   });
   const evidence: TokenizerCheck['evidence'] = {
     tokenizer: tokenizer.name,
@@ -106,10 +110,20 @@ export async function checkTokenizer(
   };
   const broken = trips.find((t) => !t.identical);
   if (broken) {
-    return { passed: false, waived: false, reason: `the ${broken.part} prompt does not survive the ${tokenizer.name} round trip: ${broken.detail}`, evidence };
+    return {
+      passed: false,
+      waived: false,
+      reason: `the ${broken.part} prompt does not survive the ${tokenizer.name} round trip: ${broken.detail}`,
+      evidence,
+    };
   }
   if (choice.contextWindow === undefined) {
-    return { passed: false, waived: false, reason: `the context window of ${'model' in config ? config.model : 'the model'} is unknown; set contextWindow in the provider config`, evidence };
+    return {
+      passed: false,
+      waived: false,
+      reason: `the context window of ${'model' in config ? config.model : 'the model'} is unknown; set contextWindow in the provider config`,
+      evidence,
+    };
   }
   const needed = promptTokens + reservedOutputTokens;
   if (needed > choice.contextWindow) {
@@ -129,7 +143,10 @@ export async function checkTokenizer(
 }
 
 /** Token count of the prompt for cost estimates (for example of an aborted request), when a tokenizer is known. */
-export async function countPromptTokens(config: ProviderConfig, prompt: RenderedPrompt): Promise<number | undefined> {
+export async function countPromptTokens(
+  config: ProviderConfig,
+  prompt: RenderedPrompt,
+): Promise<number | undefined> {
   const choice = chooseTokenizer(config);
   if (!choice.tokenizer) return undefined;
   const tokenizer = await loadTokenizer(choice.tokenizer);

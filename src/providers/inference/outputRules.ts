@@ -77,7 +77,10 @@ function sameJson(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   const ka = Object.keys(a);
   const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameJson((a as never)[k], (b as never)[k]));
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => Object.hasOwn(b, k) && sameJson((a as never)[k], (b as never)[k]))
+  );
 }
 
 const show = (v: unknown) => JSON.stringify(v);
@@ -86,17 +89,22 @@ const show = (v: unknown) => JSON.stringify(v);
 export function checkRule(rule: OutputRule, output: unknown): RuleViolation[] {
   const { found, value } = resolvePointer(output, rule.path);
   const out: RuleViolation[] = [];
-  const fail = (name: string, message: string) => out.push({ path: rule.path, rule: name, message: rule.message ?? message });
+  const fail = (name: string, message: string) =>
+    out.push({ path: rule.path, rule: name, message: rule.message ?? message });
   if (!found) {
     if (rule.required) fail('required', 'is missing');
     return out;
   }
   if (rule.minLength !== undefined || rule.maxLength !== undefined) {
-    const length = typeof value === 'string' ? [...value].length : Array.isArray(value) ? value.length : undefined;
-    if (length === undefined) fail('minLength' in rule ? 'minLength' : 'maxLength', 'is not a string or an array');
+    const length =
+      typeof value === 'string' ? [...value].length : Array.isArray(value) ? value.length : undefined;
+    if (length === undefined)
+      fail('minLength' in rule ? 'minLength' : 'maxLength', 'is not a string or an array');
     else {
-      if (rule.minLength !== undefined && length < rule.minLength) fail('minLength', `has length ${length}, below ${rule.minLength}`);
-      if (rule.maxLength !== undefined && length > rule.maxLength) fail('maxLength', `has length ${length}, above ${rule.maxLength}`);
+      if (rule.minLength !== undefined && length < rule.minLength)
+        fail('minLength', `has length ${length}, below ${rule.minLength}`);
+      if (rule.maxLength !== undefined && length > rule.maxLength)
+        fail('maxLength', `has length ${length}, above ${rule.maxLength}`);
     }
   }
   if (rule.min !== undefined || rule.max !== undefined) {
@@ -106,7 +114,8 @@ export function checkRule(rule: OutputRule, output: unknown): RuleViolation[] {
       if (rule.max !== undefined && value > rule.max) fail('max', `is ${value}, above ${rule.max}`);
     }
   }
-  if (rule.in && !rule.in.some((v) => sameJson(v, value))) fail('in', `is ${show(value)}, not one of ${show(rule.in)}`);
+  if (rule.in && !rule.in.some((v) => sameJson(v, value)))
+    fail('in', `is ${show(value)}, not one of ${show(rule.in)}`);
   if (rule.notIn?.some((v) => sameJson(v, value))) fail('notIn', `is ${show(value)}, which is not allowed`);
   for (const key of ['matches', 'notMatches'] as const) {
     const pattern = rule[key];
@@ -136,7 +145,10 @@ export function ruleProblems(rules: readonly OutputRule[]): { index: number; mes
       try {
         new RegExp(pattern, rule.flags ?? 'u');
       } catch (error) {
-        problems.push({ index, message: `${key} is not a valid regular expression: ${(error as Error).message}` });
+        problems.push({
+          index,
+          message: `${key} is not a valid regular expression: ${(error as Error).message}`,
+        });
       }
     }
   });

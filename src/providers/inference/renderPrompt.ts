@@ -55,7 +55,9 @@ export function promptInputProblems(template: PromptTemplate, input: unknown): I
 
 export class PromptRenderError extends Error {
   constructor(readonly problems: InputProblem[]) {
-    super(`the prompt template cannot be rendered: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`);
+    super(
+      `the prompt template cannot be rendered: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`,
+    );
     this.name = 'PromptRenderError';
   }
 }

@@ -20,7 +20,9 @@ export function sampleFromSchema(schema: JsonSchema | undefined, name = 'value',
       return Object.fromEntries(required.map((key) => [key, sampleFromSchema(properties[key], key, hint)]));
     }
     case 'array':
-      return Array.from({ length: Number(schema.minItems ?? 0) }, () => sampleFromSchema(schema.items as JsonSchema | undefined, name, hint));
+      return Array.from({ length: Number(schema.minItems ?? 0) }, () =>
+        sampleFromSchema(schema.items as JsonSchema | undefined, name, hint),
+      );
     case 'integer':
     case 'number':
       return Number(schema.minimum ?? 0);
@@ -39,12 +41,23 @@ export function sampleFromSchema(schema: JsonSchema | undefined, name = 'value',
 /** Roughly four characters per token: enough to make simulated costs visible. */
 const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
-export function simulateInference(name: string, call: ProviderCall, scripted: unknown, prices: Prices | undefined): ProviderOutcome {
+export function simulateInference(
+  name: string,
+  call: ProviderCall,
+  scripted: unknown,
+  prices: Prices | undefined,
+): ProviderOutcome {
   const prepared = prepareChat(call, name);
   if (!prepared.ok) return prepared.outcome;
   const hint = String(Object.values(call.input).find((v) => typeof v === 'string') ?? '').slice(0, 60);
-  const output = scripted !== undefined ? scripted : sampleFromSchema(prepared.config.outputSchema, 'value', hint);
+  const output =
+    scripted !== undefined ? scripted : sampleFromSchema(prepared.config.outputSchema, 'value', hint);
   // Scripted text is the model's raw answer (prose, broken JSON); anything else is encoded.
   const text = typeof output === 'string' ? output : JSON.stringify(output);
-  return answerOutcome(prepared.config, text, { inputTokens: tokens(promptText(prepared.prompt)), outputTokens: tokens(text) }, prices);
+  return answerOutcome(
+    prepared.config,
+    text,
+    { inputTokens: tokens(promptText(prepared.prompt)), outputTokens: tokens(text) },
+    prices,
+  );
 }

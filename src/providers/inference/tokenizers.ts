@@ -2,11 +2,18 @@
 // OpenAI model families use gpt-tokenizer (the tiktoken encodings); Claude models use
 // @anthropic-ai/tokenizer. Anything else is unknown: we do not guess.
 import { getTokenizer as getClaudeTokenizer } from '@anthropic-ai/tokenizer';
-import * as openAiModels from 'gpt-tokenizer/models';
 import { modelToEncodingMap } from 'gpt-tokenizer/mapping';
+import * as openAiModels from 'gpt-tokenizer/models';
 import type { ProviderConfig } from '../../config/types.js';
 
-export const OPENAI_ENCODINGS = ['o200k_base', 'o200k_harmony', 'cl100k_base', 'p50k_base', 'p50k_edit', 'r50k_base'] as const;
+export const OPENAI_ENCODINGS = [
+  'o200k_base',
+  'o200k_harmony',
+  'cl100k_base',
+  'p50k_base',
+  'p50k_edit',
+  'r50k_base',
+] as const;
 export type TokenizerName = (typeof OPENAI_ENCODINGS)[number] | 'claude';
 
 export interface Tokenizer {
@@ -45,7 +52,12 @@ function knownOpenAiModel(model: string): string | undefined {
 
 export function chooseTokenizer(config: ProviderConfig): TokenizerChoice {
   if (config.kind !== 'openai-compatible' && config.kind !== 'anthropic') {
-    return { tokenizer: undefined, reason: `provider kind ${config.kind} has no tokenizer`, contextWindow: undefined, contextWindowSource: 'none' };
+    return {
+      tokenizer: undefined,
+      reason: `provider kind ${config.kind} has no tokenizer`,
+      contextWindow: undefined,
+      contextWindowSource: 'none',
+    };
   }
   const model = config.model;
   let tokenizer: TokenizerName | undefined;
@@ -93,12 +105,17 @@ const loaded = new Map<TokenizerName, Promise<Tokenizer>>();
 async function loadOpenAi(name: (typeof OPENAI_ENCODINGS)[number]): Promise<Tokenizer> {
   // Each encoding module carries its whole rank table: load only the ones in use.
   const mod =
-    name === 'o200k_base' ? await import('gpt-tokenizer/encoding/o200k_base')
-    : name === 'o200k_harmony' ? await import('gpt-tokenizer/encoding/o200k_harmony')
-    : name === 'cl100k_base' ? await import('gpt-tokenizer/encoding/cl100k_base')
-    : name === 'p50k_base' ? await import('gpt-tokenizer/encoding/p50k_base')
-    : name === 'p50k_edit' ? await import('gpt-tokenizer/encoding/p50k_edit')
-    : await import('gpt-tokenizer/encoding/r50k_base');
+    name === 'o200k_base'
+      ? await import('gpt-tokenizer/encoding/o200k_base')
+      : name === 'o200k_harmony'
+        ? await import('gpt-tokenizer/encoding/o200k_harmony')
+        : name === 'cl100k_base'
+          ? await import('gpt-tokenizer/encoding/cl100k_base')
+          : name === 'p50k_base'
+            ? await import('gpt-tokenizer/encoding/p50k_base')
+            : name === 'p50k_edit'
+              ? await import('gpt-tokenizer/encoding/p50k_edit')
+              : await import('gpt-tokenizer/encoding/r50k_base');
   // The default options refuse every special token in the text, which is what we want
   // to learn: a provider would read `<|endoftext|>` in user input as a control token.
   return { name, encode: (text) => mod.encode(text), decode: (tokens) => mod.decode(tokens) };

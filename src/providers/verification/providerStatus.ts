@@ -35,7 +35,12 @@ export async function providerStatuses(onejob: Onejob): Promise<ProviderStatus[]
     operation.providers.forEach((provider, i) => {
       const config = onejob.config.providers[provider];
       if (!config) return;
-      pairs.push({ provider, operation: opName, hash: contractHash(operation.config!, config), role: i === 0 ? 'primary' : 'fallback' });
+      pairs.push({
+        provider,
+        operation: opName,
+        hash: contractHash(operation.config!, config),
+        role: i === 0 ? 'primary' : 'fallback',
+      });
     });
   }
   const latest = await latestVerifications(onejob.pool, pairs);
@@ -48,7 +53,13 @@ export async function providerStatuses(onejob: Onejob): Promise<ProviderStatus[]
       .filter((p) => p.provider === name)
       .map((p) => {
         const l = byPair.get(`${p.provider}\u0000${p.operation}`);
-        const status: VerificationStatus = l?.current ? (l.current.passed ? 'verified' : 'failed') : l?.latest ? 'stale' : 'never';
+        const status: VerificationStatus = l?.current
+          ? l.current.passed
+            ? 'verified'
+            : 'failed'
+          : l?.latest
+            ? 'stale'
+            : 'never';
         return {
           operation: p.operation,
           role: p.role,
@@ -56,7 +67,12 @@ export async function providerStatuses(onejob: Onejob): Promise<ProviderStatus[]
           failoverAllowed: p.role === 'primary' || status === 'verified',
           contractHash: p.hash,
           lastVerification: l?.latest
-            ? { id: l.latest.id, passed: l.latest.passed, contractHash: l.latest.contractHash, finishedAt: l.latest.finishedAt.toISOString() }
+            ? {
+                id: l.latest.id,
+                passed: l.latest.passed,
+                contractHash: l.latest.contractHash,
+                finishedAt: l.latest.finishedAt.toISOString(),
+              }
             : null,
         };
       }),

@@ -48,7 +48,12 @@ ORDER BY finished_at DESC, id DESC
 LIMIT 1`;
 
 /** Did the latest verification of this exact contract pass? Undefined when there is none. */
-export async function latestPassedForContract(db: Queryable, provider: string, operation: string, hash: string): Promise<boolean | undefined> {
+export async function latestPassedForContract(
+  db: Queryable,
+  provider: string,
+  operation: string,
+  hash: string,
+): Promise<boolean | undefined> {
   const { rows } = await db.query<{ passed: boolean }>(LATEST_FOR_HASH_SQL, [provider, operation, hash]);
   return rows[0]?.passed;
 }
@@ -100,7 +105,9 @@ export async function latestVerifications(
     provider: r.provider,
     operation: r.operation,
     current: r.curId ? { id: r.curId, passed: r.curPassed!, finishedAt: r.curAt! } : null,
-    latest: r.anyId ? { id: r.anyId, passed: r.anyPassed!, contractHash: r.anyHash!, finishedAt: r.anyAt! } : null,
+    latest: r.anyId
+      ? { id: r.anyId, passed: r.anyPassed!, contractHash: r.anyHash!, finishedAt: r.anyAt! }
+      : null,
   }));
 }
 

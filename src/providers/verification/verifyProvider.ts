@@ -64,19 +64,35 @@ function reservedOutputTokens(provider: ProviderConfig): number {
   return provider.kind === 'anthropic' ? (provider.maxTokens ?? 1024) : 0;
 }
 
-async function tokenizerCheck(provider: ProviderConfig, op: OperationConfig, input: Record<string, unknown>): Promise<CheckResult> {
+async function tokenizerCheck(
+  provider: ProviderConfig,
+  op: OperationConfig,
+  input: Record<string, unknown>,
+): Promise<CheckResult> {
   if (op.kind !== 'inference.chat' || !op.prompt) {
-    return { name: 'tokenizer', status: 'not_applicable', reason: `operation kind ${op.kind} sends no prompt` };
+    return {
+      name: 'tokenizer',
+      status: 'not_applicable',
+      reason: `operation kind ${op.kind} sends no prompt`,
+    };
   }
   if (!LLM_KINDS.has(provider.kind)) {
-    return { name: 'tokenizer', status: 'not_applicable', reason: `provider kind ${provider.kind} reads no tokens` };
+    return {
+      name: 'tokenizer',
+      status: 'not_applicable',
+      reason: `provider kind ${provider.kind} reads no tokens`,
+    };
   }
   let prompt: ReturnType<typeof renderPrompt>;
   try {
     prompt = renderPrompt(op.prompt, input);
   } catch (error) {
     if (!(error instanceof PromptRenderError)) throw error;
-    return { name: 'tokenizer', status: 'failed', reason: `the fixture cannot fill the prompt template: ${error.message}` };
+    return {
+      name: 'tokenizer',
+      status: 'failed',
+      reason: `the fixture cannot fill the prompt template: ${error.message}`,
+    };
   }
   const check = await checkTokenizer(provider, prompt, reservedOutputTokens(provider));
   return {
@@ -93,7 +109,9 @@ function outcomeEvidence(outcome: ProviderOutcome, ms: number): Record<string, u
     latencyMs: ms,
     ...(outcome.usage ? { usage: outcome.usage } : {}),
     ...(outcome.costMicros !== undefined ? { costMicros: outcome.costMicros } : {}),
-    ...(outcome.kind !== 'success' ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
+    ...(outcome.kind !== 'success'
+      ? { error: { code: outcome.error.code, message: outcome.error.message } }
+      : {}),
   };
 }
 
@@ -121,14 +139,29 @@ async function callChecks(
   const violated = outcome.kind === 'failure' && outcome.error.code === 'output_contract_violation';
   const roundTrip: CheckResult =
     outcome.kind === 'success' || violated
-      ? { name: 'round_trip', status: 'passed', reason: `the request went through the ${provider.kind} adapter and an answer came back`, evidence }
-      : { name: 'round_trip', status: 'failed', reason: `no usable answer: ${outcome.error.code}: ${outcome.error.message}`, evidence };
+      ? {
+          name: 'round_trip',
+          status: 'passed',
+          reason: `the request went through the ${provider.kind} adapter and an answer came back`,
+          evidence,
+        }
+      : {
+          name: 'round_trip',
+          status: 'failed',
+          reason: `no usable answer: ${outcome.error.code}: ${outcome.error.message}`,
+          evidence,
+        };
   let contract: CheckResult;
   if (outcome.kind === 'success') {
     // Adapters of inference providers check already; others (http, simulated) are checked here.
     const checked = checkOutputValue(op, outcome.result);
     contract = checked.ok
-      ? { name: 'output_contract', status: 'passed', reason: 'the output parses and honours the output schema and every rule', evidence: { output: outcome.result } }
+      ? {
+          name: 'output_contract',
+          status: 'passed',
+          reason: 'the output parses and honours the output schema and every rule',
+          evidence: { output: outcome.result },
+        }
       : {
           name: 'output_contract',
           status: 'failed',
@@ -155,19 +188,34 @@ const counts = (s: CheckResult['status']) => s === 'passed' || s === 'waived' ||
  * Runs the contract verification of `providerName` for `operationName` and stores it.
  * Throws operation_unknown / provider_unknown when the pair is not configured.
  */
-export async function verifyProvider(onejob: Onejob, providerName: string, operationName: string, options: VerifyOptions = {}): Promise<VerificationReport> {
+export async function verifyProvider(
+  onejob: Onejob,
+  providerName: string,
+  operationName: string,
+  options: VerifyOptions = {},
+): Promise<VerificationReport> {
   const operation = onejob.operations.get(operationName);
   const op = operation?.config;
-  if (!operation || !op) throw new OnejobError('operation_unknown', `No operation "${operationName}" is configured.`);
+  if (!operation || !op)
+    throw new OnejobError('operation_unknown', `No operation "${operationName}" is configured.`);
   const providerConfig = onejob.config.providers[providerName];
   if (!providerConfig || !operation.providers.includes(providerName)) {
-    throw new OnejobError('provider_unknown', `Operation "${operationName}" lists no provider "${providerName}" (it lists ${operation.providers.join(', ')}).`);
+    throw new OnejobError(
+      'provider_unknown',
+      `Operation "${operationName}" lists no provider "${providerName}" (it lists ${operation.providers.join(', ')}).`,
+    );
   }
   // The engine's own adapters when it has them, so verification exercises what production runs.
   const registry =
-    options.providers ?? (onejob as unknown as { providers?: VerifyOptions['providers'] }).providers ?? createProviders(onejob.config, options.env);
+    options.providers ??
+    (onejob as unknown as { providers?: VerifyOptions['providers'] }).providers ??
+    createProviders(onejob.config, options.env);
   const provider = registry.get(providerName);
-  if (!provider) throw new OnejobError('provider_unknown', `Provider "${providerName}" (kind ${providerConfig.kind}) has no adapter.`);
+  if (!provider)
+    throw new OnejobError(
+      'provider_unknown',
+      `Provider "${providerName}" (kind ${providerConfig.kind}) has no adapter.`,
+    );
 
   const id = uuidv7();
   const startedAt = new Date();
@@ -188,7 +236,9 @@ export async function verifyProvider(onejob: Onejob, providerName: string, opera
     fixtures.push({ index, input: fixture.input, passed: checks.every((c) => counts(c.status)), checks });
   }
   const passed = fixtures.length > 0 && fixtures.every((f) => f.passed);
-  const failedChecks = fixtures.flatMap((f) => f.checks.filter((c) => c.status === 'failed').map((c) => `fixture ${f.index} ${c.name}: ${c.reason}`));
+  const failedChecks = fixtures.flatMap((f) =>
+    f.checks.filter((c) => c.status === 'failed').map((c) => `fixture ${f.index} ${c.name}: ${c.reason}`),
+  );
   const summary =
     fixtures.length === 0
       ? `failed: operation ${operationName} has no contract fixtures, so nothing shows that ${providerName} honours its contract`
@@ -219,6 +269,9 @@ export async function verifyProvider(onejob: Onejob, providerName: string, opera
     requestedBy: options.requestedBy ?? 'library',
     startedAt,
   });
-  onejob.logger.info({ provider: providerName, operation: operationName, passed, contractHash: hash }, 'provider verification recorded');
+  onejob.logger.info(
+    { provider: providerName, operation: operationName, passed, contractHash: hash },
+    'provider verification recorded',
+  );
   return { ...report, finishedAt: row.finishedAt.toISOString() };
 }
