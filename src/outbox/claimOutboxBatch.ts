@@ -50,7 +50,11 @@ interface RunRow {
  * by subject in publish order. The row locks last until the transaction ends, so the
  * claim dies with the relay's connection if the relay dies.
  */
-export async function claimOutboxBatch(tx: pg.PoolClient, publisher: string, limit: number): Promise<ClaimedDelivery[][]> {
+export async function claimOutboxBatch(
+  tx: pg.PoolClient,
+  publisher: string,
+  limit: number,
+): Promise<ClaimedDelivery[][]> {
   const { rows: heads } = await tx.query<{ subject: string }>(HEADS_SQL, [publisher, limit]);
   if (heads.length === 0) return [];
   const { rows } = await tx.query<RunRow>(RUNS_SQL, [publisher, heads.map((h) => h.subject), limit]);
@@ -64,7 +68,14 @@ export async function claimOutboxBatch(tx: pg.PoolClient, publisher: string, lim
       continue;
     }
     const run = bySubject.get(row.subject) ?? [];
-    run.push({ id: row.id, seq: row.seq, subject: row.subject, type: row.type, event: row.event, attempts: row.attempts });
+    run.push({
+      id: row.id,
+      seq: row.seq,
+      subject: row.subject,
+      type: row.type,
+      event: row.event,
+      attempts: row.attempts,
+    });
     bySubject.set(row.subject, run);
   }
   return [...bySubject.values()];

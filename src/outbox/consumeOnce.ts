@@ -32,7 +32,9 @@ export async function consumeOnce<T>(
     await tx.query(GUARD_SQL);
   } catch (error) {
     if (sqlState(error) === NO_ACTIVE_SQL_TRANSACTION) {
-      throw new TypeError('consumeOnce needs a client inside an open transaction (BEGIN first, COMMIT after)');
+      throw new TypeError(
+        'consumeOnce needs a client inside an open transaction (BEGIN first, COMMIT after)',
+      );
     }
     throw error;
   }

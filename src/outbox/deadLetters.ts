@@ -55,7 +55,12 @@ function encodeCursor(row: DeadRow): string {
 function decodeCursor(cursor: string): [string, string, string] {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && value.length === 3 && /^\d+$/.test(String(value[0])) && UUID.test(String(value[1]))) {
+    if (
+      Array.isArray(value) &&
+      value.length === 3 &&
+      /^\d+$/.test(String(value[0])) &&
+      UUID.test(String(value[1]))
+    ) {
       return [String(value[0]), String(value[1]), String(value[2])];
     }
   } catch {
@@ -70,7 +75,13 @@ export async function listDeadLetters(
 ): Promise<DeadLetterPage> {
   const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
   const [us, eventId, publisher] = query.cursor ? decodeCursor(query.cursor) : [null, null, null];
-  const { rows } = await db.query<DeadRow>(LIST_SQL, [query.publisher ?? null, us, eventId, publisher, limit + 1]);
+  const { rows } = await db.query<DeadRow>(LIST_SQL, [
+    query.publisher ?? null,
+    us,
+    eventId,
+    publisher,
+    limit + 1,
+  ]);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {
@@ -111,7 +122,10 @@ export async function replayDeadLetter(
   publisher?: string,
 ): Promise<{ eventId: string; publisher: string }[]> {
   if (!UUID.test(eventId)) throw new OnejobError('dead_letter_not_found', `"${eventId}" is not an event id.`);
-  const { rows } = await db.query<{ event_id: string; publisher: string }>(REPLAY_SQL, [eventId, publisher ?? null]);
+  const { rows } = await db.query<{ event_id: string; publisher: string }>(REPLAY_SQL, [
+    eventId,
+    publisher ?? null,
+  ]);
   if (rows.length === 0) {
     throw new OnejobError(
       'dead_letter_not_found',

@@ -56,7 +56,12 @@ export async function markRefused(
   return rows.filter((r) => r.state === 'dead').map((r) => ({ eventId: r.event_id, attempts: r.attempts }));
 }
 
-export async function markUnavailable(db: Queryable, publisher: string, eventIds: string[], error: string): Promise<void> {
+export async function markUnavailable(
+  db: Queryable,
+  publisher: string,
+  eventIds: string[],
+  error: string,
+): Promise<void> {
   if (eventIds.length === 0) return;
   await db.query(UNAVAILABLE_SQL, [publisher, eventIds, error.slice(0, 2000)]);
 }

@@ -23,7 +23,13 @@ ORDER BY p.name`;
 
 /** Pending and dead deliveries per registered publisher. */
 export async function outboxBacklog(db: Queryable): Promise<PublisherBacklog[]> {
-  const { rows } = await db.query<{ publisher: string; kind: string; pending: number; dead: number; oldest: number }>(BACKLOG_SQL);
+  const { rows } = await db.query<{
+    publisher: string;
+    kind: string;
+    pending: number;
+    dead: number;
+    oldest: number;
+  }>(BACKLOG_SQL);
   return rows.map((r) => ({
     publisher: r.publisher,
     kind: r.kind,

@@ -30,7 +30,10 @@ ON CONFLICT DO NOTHING`;
  * Makes sure every publisher has a row, so the outbox trigger creates its deliveries.
  * Returns the names that were new.
  */
-export async function registerPublishers(pool: pg.Pool, publishers: { name: string; kind: string }[]): Promise<string[]> {
+export async function registerPublishers(
+  pool: pg.Pool,
+  publishers: { name: string; kind: string }[],
+): Promise<string[]> {
   const names = publishers.map((p) => p.name);
   const { rows: known } = await pool.query<{ name: string }>(KNOWN_SQL, [names]);
   if (known.length === names.length) return [];

@@ -1,9 +1,9 @@
 import type pg from 'pg';
 import { failpoint } from '../failpoints/failpoints.js';
 import { type ClaimedDelivery, claimOutboxBatch } from './claimOutboxBatch.js';
-import { type RefusedDelivery, markPublished, markRefused, markUnavailable } from './markPublished.js';
+import { markPublished, markRefused, markUnavailable, type RefusedDelivery } from './markPublished.js';
 import { type RetryPolicy, retryDelayMs } from './outboxSettings.js';
-import { type Publisher, isPublishError } from './publisher.js';
+import { isPublishError, type Publisher } from './publisher.js';
 
 export interface RelayBatchResult {
   claimed: number;
@@ -29,7 +29,14 @@ export async function relayBatch(
   policy: RetryPolicy,
   batchSize: number,
 ): Promise<RelayBatchResult> {
-  const result: RelayBatchResult = { claimed: 0, published: 0, duplicates: [], refused: 0, dead: [], unavailable: undefined };
+  const result: RelayBatchResult = {
+    claimed: 0,
+    published: 0,
+    duplicates: [],
+    refused: 0,
+    dead: [],
+    unavailable: undefined,
+  };
   const client = await pool.connect();
   let failed: Error | undefined;
   try {
@@ -63,7 +70,11 @@ export async function relayBatch(
             untried.push(...run.slice(i).map((d) => d.id));
           } else {
             const message = error instanceof Error ? error.message : String(error);
-            refused.push({ eventId: delivery.id, error: message, delayMs: retryDelayMs(policy, delivery.attempts + 1) });
+            refused.push({
+              eventId: delivery.id,
+              error: message,
+              delayMs: retryDelayMs(policy, delivery.attempts + 1),
+            });
           }
           return;
         }
@@ -74,7 +85,8 @@ export async function relayBatch(
     result.published = await markPublished(client, publisher.name, published);
     result.refused = refused.length;
     result.dead = await markRefused(client, publisher.name, refused, policy.maxDeliveries);
-    if (result.unavailable) await markUnavailable(client, publisher.name, untried, result.unavailable.message);
+    if (result.unavailable)
+      await markUnavailable(client, publisher.name, untried, result.unavailable.message);
     await client.query('COMMIT');
     return result;
   } catch (error) {

@@ -4,7 +4,7 @@ import type { PublisherConfig } from '../config/types.js';
 import type { Onejob } from '../createOnejob.js';
 import { cleanupOutbox } from './cleanupOutbox.js';
 import { outboxBacklog } from './outboxBacklog.js';
-import { type OutboxSettings, type RetryPolicy, outboxSettings, retryPolicy } from './outboxSettings.js';
+import { type OutboxSettings, outboxSettings, type RetryPolicy, retryPolicy } from './outboxSettings.js';
 import type { Publisher } from './publisher.js';
 import { createPublishers } from './publishers/createPublishers.js';
 import { registerPublishers } from './registerPublishers.js';
@@ -73,8 +73,12 @@ export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Pr
   const log = logger.child({ role: 'relay' });
   const settings = { ...outboxSettings(config.outbox), ...options.settings };
   const publishers = options.publishers ?? createPublishers(config.outbox?.publishers, options.env);
-  const own = new Map<string, PublisherConfig>((config.outbox?.publishers ?? []).map((c) => [c.name ?? c.kind, c]));
-  const stats = new Map<string, RelayStats>(publishers.map((p) => [p.name, { published: 0, duplicates: 0, refused: 0, dead: 0 }]));
+  const own = new Map<string, PublisherConfig>(
+    (config.outbox?.publishers ?? []).map((c) => [c.name ?? c.kind, c]),
+  );
+  const stats = new Map<string, RelayStats>(
+    publishers.map((p) => [p.name, { published: 0, duplicates: 0, refused: 0, dead: 0 }]),
+  );
   const wakeups = new Map(publishers.map((p) => [p.name, new Wakeup()]));
   const stopping = new AbortController();
   const wakeAll = () => {
@@ -123,14 +127,23 @@ export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Pr
         counters.refused += r.refused;
         counters.dead += r.dead.length;
         for (const eventId of r.duplicates) {
-          log.info({ publisher: publisher.name, eventId, duplicate: true }, 'broker already had this event (duplicate by id)');
+          log.info(
+            { publisher: publisher.name, eventId, duplicate: true },
+            'broker already had this event (duplicate by id)',
+          );
         }
         for (const d of r.dead) {
-          log.error({ publisher: publisher.name, eventId: d.eventId, attempts: d.attempts }, 'outbox event became a dead letter');
+          log.error(
+            { publisher: publisher.name, eventId: d.eventId, attempts: d.attempts },
+            'outbox event became a dead letter',
+          );
         }
         if (r.unavailable) {
           backoff = Math.min(Math.max(backoff * 2, 100), UNAVAILABLE_MAX_MS);
-          log.warn({ publisher: publisher.name, err: r.unavailable, retryInMs: backoff }, 'publisher unavailable; backing off');
+          log.warn(
+            { publisher: publisher.name, err: r.unavailable, retryInMs: backoff },
+            'publisher unavailable; backing off',
+          );
           await sleep(backoff, undefined, { signal: stopping.signal }).catch(() => undefined);
           continue;
         }
@@ -161,7 +174,8 @@ export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Pr
   const cleanup = async () => {
     try {
       const deleted = await cleanupOutbox(pool, settings.retentionHours);
-      if (deleted > 0) log.info({ deleted, retentionHours: settings.retentionHours }, 'published outbox events cleaned up');
+      if (deleted > 0)
+        log.info({ deleted, retentionHours: settings.retentionHours }, 'published outbox events cleaned up');
     } catch (error) {
       log.warn({ err: error }, 'outbox cleanup failed');
     }

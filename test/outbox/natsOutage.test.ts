@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Onejob } from '../../src/createOnejob.js';
 import { publishEvent } from '../../src/outbox/publishEvent.js';
 import { type Relay, startRelay } from '../../src/outbox/startRelay.js';
-import { type TestDatabase, createTestDatabase } from '../helpers/testDatabase.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 import { configWith, deliveryCounts, engine, streamMessages, uniqueName, waitFor } from './outboxTestKit.js';
 
 // A throwaway NATS server of this file's own, on a free loopback port, stopped and
@@ -33,15 +33,14 @@ async function freePort(): Promise<number> {
 }
 
 async function startNats() {
-  server = spawn(NATS_SERVER, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], { stdio: 'ignore' });
-  await waitFor(
-    async () => {
-      const nc = await connect({ servers: url, reconnect: false }).catch(() => undefined);
-      await nc?.close();
-      return nc !== undefined;
-    },
-    'nats-server to accept connections',
-  );
+  server = spawn(NATS_SERVER, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
+    stdio: 'ignore',
+  });
+  await waitFor(async () => {
+    const nc = await connect({ servers: url, reconnect: false }).catch(() => undefined);
+    await nc?.close();
+    return nc !== undefined;
+  }, 'nats-server to accept connections');
 }
 
 async function stopNats() {
@@ -59,7 +58,10 @@ beforeAll(async () => {
   storeDir = await mkdtemp(join(tmpdir(), 'onejob-nats-'));
   await startNats();
   db = await createTestDatabase();
-  onejob = engine(db.url, configWith({ publishers: [{ kind: 'nats', url, stream, timeoutMs: 500 }], pollMs: 50 }));
+  onejob = engine(
+    db.url,
+    configWith({ publishers: [{ kind: 'nats', url, stream, timeoutMs: 500 }], pollMs: 50 }),
+  );
   relay = await startRelay(onejob);
 });
 afterAll(async () => {
@@ -73,23 +75,36 @@ afterAll(async () => {
 async function writeEvents(n: number, offset: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const { event } = await publishEvent(onejob.pool, { type: 'onejob.test.load', subject: `load-${(offset + i) % 50}`, data: { i: offset + i } });
+    const { event } = await publishEvent(onejob.pool, {
+      type: 'onejob.test.load',
+      subject: `load-${(offset + i) % 50}`,
+      data: { i: offset + i },
+    });
     ids.push(event.id);
   }
   return ids;
 }
 
-const backlogGauge = async () => (await onejob.metrics.outboxBacklog.get()).values.find((v) => v.labels.publisher === 'nats')?.value ?? 0;
-const oldestGauge = async () => (await onejob.metrics.outboxOldestAge.get()).values.find((v) => v.labels.publisher === 'nats')?.value ?? 0;
+const backlogGauge = async () =>
+  (await onejob.metrics.outboxBacklog.get()).values.find((v) => v.labels.publisher === 'nats')?.value ?? 0;
+const oldestGauge = async () =>
+  (await onejob.metrics.outboxOldestAge.get()).values.find((v) => v.labels.publisher === 'nats')?.value ?? 0;
 
 describe('NATS unavailable under load', () => {
   it('the backlog grows while NATS is down, nothing is lost, and it drains when NATS returns', async () => {
     const before = await writeEvents(100, 0);
-    await waitFor(async () => (await deliveryCounts(onejob.pool, 'nats')).published === 100, 'the first events to be published');
+    await waitFor(
+      async () => (await deliveryCounts(onejob.pool, 'nats')).published === 100,
+      'the first events to be published',
+    );
 
     await stopNats();
     const during = await writeEvents(400, 100);
-    await waitFor(async () => (await backlogGauge()) >= 400, 'onejob_outbox_backlog to show the backlog', 20_000);
+    await waitFor(
+      async () => (await backlogGauge()) >= 400,
+      'onejob_outbox_backlog to show the backlog',
+      20_000,
+    );
     expect(await oldestGauge()).toBeGreaterThan(0);
     const counts = await deliveryCounts(onejob.pool, 'nats');
     expect(counts.published).toBe(100);
@@ -98,7 +113,11 @@ describe('NATS unavailable under load', () => {
     expect(counts.dead).toBeUndefined();
 
     await startNats();
-    await waitFor(async () => (await deliveryCounts(onejob.pool, 'nats')).published === 500, 'the backlog to drain', 45_000);
+    await waitFor(
+      async () => (await deliveryCounts(onejob.pool, 'nats')).published === 500,
+      'the backlog to drain',
+      45_000,
+    );
     await waitFor(async () => (await backlogGauge()) === 0, 'onejob_outbox_backlog to return to 0', 10_000);
 
     const stored = await streamMessages(stream, url);

@@ -20,9 +20,26 @@ describe('outbox configuration', () => {
     const config = validateConfig(
       withOutbox({
         publishers: [
-          { kind: 'nats', url: 'nats://127.0.0.1:4222', stream: 'ONEJOB', subjectPrefix: 'prod.', duplicateWindowMs: 120000 },
-          { kind: 'rabbitmq', url: 'amqp://guest:guest@127.0.0.1:5672', exchange: 'onejob', maxDeliveries: 20 },
-          { kind: 'webhook', url: 'https://example.test/hooks', secretEnv: 'HOOK_SECRET', retryBaseMs: 500, retryMaxMs: 60000 },
+          {
+            kind: 'nats',
+            url: 'nats://127.0.0.1:4222',
+            stream: 'ONEJOB',
+            subjectPrefix: 'prod.',
+            duplicateWindowMs: 120000,
+          },
+          {
+            kind: 'rabbitmq',
+            url: 'amqp://guest:guest@127.0.0.1:5672',
+            exchange: 'onejob',
+            maxDeliveries: 20,
+          },
+          {
+            kind: 'webhook',
+            url: 'https://example.test/hooks',
+            secretEnv: 'HOOK_SECRET',
+            retryBaseMs: 500,
+            retryMaxMs: 60000,
+          },
           { kind: 'log', name: 'audit-log' },
         ],
         maxDeliveries: 8,
@@ -49,8 +66,12 @@ describe('outbox configuration', () => {
 
   it('refuses an unknown outbox option and a webhook without its secret variable', () => {
     expect(refusal({ retention: 3 }).path).toBe('/outbox/retention');
-    expect(refusal({ publishers: [{ kind: 'webhook', url: 'http://127.0.0.1:9/x' }] }).path).toBe('/outbox/publishers/0/secretEnv');
-    const unset = refusal({ publishers: [{ kind: 'webhook', url: 'http://127.0.0.1:9/x', secretEnv: 'NOT_SET_ANYWHERE' }] });
+    expect(refusal({ publishers: [{ kind: 'webhook', url: 'http://127.0.0.1:9/x' }] }).path).toBe(
+      '/outbox/publishers/0/secretEnv',
+    );
+    const unset = refusal({
+      publishers: [{ kind: 'webhook', url: 'http://127.0.0.1:9/x', secretEnv: 'NOT_SET_ANYWHERE' }],
+    });
     expect(unset.path).toBe('/outbox/publishers/0/secretEnv');
   });
 
@@ -62,7 +83,9 @@ describe('outbox configuration', () => {
   it('retry delays grow exponentially from retryBaseMs and stop at retryMaxMs', () => {
     const policy = { maxDeliveries: 10, retryBaseMs: 100, retryMaxMs: 1_000 };
     const none = () => 0;
-    expect([1, 2, 3, 4, 5, 6].map((n) => retryDelayMs(policy, n, none))).toEqual([100, 200, 400, 800, 1000, 1000]);
+    expect([1, 2, 3, 4, 5, 6].map((n) => retryDelayMs(policy, n, none))).toEqual([
+      100, 200, 400, 800, 1000, 1000,
+    ]);
     expect(retryDelayMs(policy, 1, () => 1)).toBe(120);
   });
 });

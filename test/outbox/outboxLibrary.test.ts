@@ -4,7 +4,7 @@ import { cleanupOutbox } from '../../src/outbox/cleanupOutbox.js';
 import { consumeOnce } from '../../src/outbox/consumeOnce.js';
 import { publishEvent } from '../../src/outbox/publishEvent.js';
 import { registerPublishers } from '../../src/outbox/registerPublishers.js';
-import { type TestDatabase, createTestDatabase } from '../helpers/testDatabase.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 let db: TestDatabase;
 let pool: pg.Pool;
@@ -19,10 +19,20 @@ afterAll(async () => {
 });
 
 describe('outbox library functions', () => {
-  it('publishEvent with the caller\'s own id writes once and says so the second time', async () => {
+  it("publishEvent with the caller's own id writes once and says so the second time", async () => {
     const id = '0190a5c4-0000-7000-8000-000000000001';
-    const first = await publishEvent(pool, { id, type: 'shop.order.paid', subject: 'order-9', data: { amount: 1 } });
-    const second = await publishEvent(pool, { id, type: 'shop.order.paid', subject: 'order-9', data: { amount: 2 } });
+    const first = await publishEvent(pool, {
+      id,
+      type: 'shop.order.paid',
+      subject: 'order-9',
+      data: { amount: 1 },
+    });
+    const second = await publishEvent(pool, {
+      id,
+      type: 'shop.order.paid',
+      subject: 'order-9',
+      data: { amount: 2 },
+    });
     expect(first.inserted).toBe(true);
     expect(second).toEqual({ inserted: false, event: first.event });
     const { rowCount } = await pool.query('SELECT 1 FROM onejob.outbox WHERE id = $1', [id]);
@@ -48,10 +58,15 @@ describe('outbox library functions', () => {
       expect((await consumeOnce(client, 'billing', { id: 'e-2' }, async () => 'first')).applied).toBe(true);
       await client.query('ROLLBACK');
       await client.query('BEGIN');
-      expect(await consumeOnce(client, 'billing', { id: 'e-2' }, async () => 'second')).toEqual({ applied: true, result: 'second' });
+      expect(await consumeOnce(client, 'billing', { id: 'e-2' }, async () => 'second')).toEqual({
+        applied: true,
+        result: 'second',
+      });
       await client.query('COMMIT');
       await client.query('BEGIN');
-      expect(await consumeOnce(client, 'billing', { id: 'e-2' }, async () => 'third')).toEqual({ applied: false });
+      expect(await consumeOnce(client, 'billing', { id: 'e-2' }, async () => 'third')).toEqual({
+        applied: false,
+      });
       // Another consumer of the same event has its own record.
       expect((await consumeOnce(client, 'mailer', { id: 'e-2' }, async () => 'mail')).applied).toBe(true);
       await client.query('COMMIT');
@@ -77,10 +92,15 @@ describe('outbox library functions', () => {
        WHERE (event_id = ANY($1)) OR (event_id = $2 AND publisher = 'a') OR (event_id = $3 AND publisher = 'a')`,
       [[ids.done, ids.recent], ids.half, ids.dead],
     );
-    await pool.query(`UPDATE onejob.outbox_deliveries SET state = 'dead', dead_at = now() WHERE event_id = $1 AND publisher = 'b'`, [ids.dead]);
+    await pool.query(
+      `UPDATE onejob.outbox_deliveries SET state = 'dead', dead_at = now() WHERE event_id = $1 AND publisher = 'b'`,
+      [ids.dead],
+    );
 
     expect(await cleanupOutbox(pool, 24 * 7)).toBeGreaterThanOrEqual(1);
-    const { rows } = await pool.query<{ id: string }>('SELECT id FROM onejob.outbox WHERE id = ANY($1)', [Object.values(ids)]);
+    const { rows } = await pool.query<{ id: string }>('SELECT id FROM onejob.outbox WHERE id = ANY($1)', [
+      Object.values(ids),
+    ]);
     expect(new Set(rows.map((r) => r.id))).toEqual(new Set([ids.half, ids.dead, ids.recent]));
     const gone = await pool.query('SELECT 1 FROM onejob.outbox_deliveries WHERE event_id = $1', [ids.done]);
     expect(gone.rowCount).toBe(0);

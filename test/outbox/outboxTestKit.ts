@@ -21,7 +21,11 @@ export function configWith(outbox: OutboxConfig): OnejobConfig {
 }
 
 export function engine(url: string, config: OnejobConfig): Onejob {
-  return createOnejob({ connectionString: url, config, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
+  return createOnejob({
+    connectionString: url,
+    config,
+    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+  });
 }
 
 /** Writes `config` to a temporary file for a spawned `onejob serve --config`. */
@@ -33,7 +37,11 @@ export async function configFile(config: OnejobConfig): Promise<string> {
 }
 
 /** Polls `check` until it returns a truthy value (a condition on state, not a sleep). */
-export async function waitFor<T>(check: () => Promise<T | undefined | false | null>, what: string, timeoutMs = 30_000): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | false | null>,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

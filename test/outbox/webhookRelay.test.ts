@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
-import { Webhook } from 'standardwebhooks';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { Command } from 'commander';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { outboxCommand } from '../../src/cli/commands/outboxCommand.js';
 import type { Onejob } from '../../src/createOnejob.js';
 import { publishEvent } from '../../src/outbox/publishEvent.js';
 import { type Relay, startRelay } from '../../src/outbox/startRelay.js';
-import { ADMIN_TOKEN, type TestApp, startTestApp } from '../helpers/startTestApp.js';
+import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { configWith, deliveryCounts, waitFor } from './outboxTestKit.js';
 
 const SECRET_ENV = 'OUTBOX_TEST_WEBHOOK_SECRET';
@@ -46,7 +46,14 @@ beforeAll(async () => {
   process.env[SECRET_ENV] = secret;
   const config = configWith({
     publishers: [
-      { kind: 'webhook', url: `http://127.0.0.1:${port}/events`, secretEnv: SECRET_ENV, retryBaseMs: 20, retryMaxMs: 100, maxDeliveries: 3 },
+      {
+        kind: 'webhook',
+        url: `http://127.0.0.1:${port}/events`,
+        secretEnv: SECRET_ENV,
+        retryBaseMs: 20,
+        retryMaxMs: 100,
+        maxDeliveries: 3,
+      },
     ],
     pollMs: 30,
   });
@@ -93,32 +100,62 @@ async function runCli(args: string[]): Promise<string> {
 
 describe('webhook publisher', () => {
   it('signs per Standard Webhooks: the receiver verifies with its secret, and not with another', async () => {
-    const { event } = await publishEvent(onejob.pool, { type: 'shop.order.paid', subject: 'order-1', data: { amount: 5 } });
-    await waitFor(async () => (await deliveryState(event.id))?.state === 'published', 'the webhook to be delivered');
+    const { event } = await publishEvent(onejob.pool, {
+      type: 'shop.order.paid',
+      subject: 'order-1',
+      data: { amount: 5 },
+    });
+    await waitFor(
+      async () => (await deliveryState(event.id))?.state === 'published',
+      'the webhook to be delivered',
+    );
     const [delivery] = deliveriesOf(event.id);
     expect(delivery).toBeDefined();
     const headers = delivery!.headers as Record<string, string>;
     expect(headers['content-type']).toBe('application/json');
-    expect(new Webhook(secret).verify(delivery!.body, headers)).toMatchObject({ id: event.id, type: 'shop.order.paid', data: { amount: 5 } });
-    expect(() => new Webhook(`whsec_${randomBytes(32).toString('base64')}`).verify(delivery!.body, headers)).toThrow();
-    expect(() => new Webhook(secret).verify(delivery!.body.replace('"amount":5', '"amount":6'), headers)).toThrow();
+    expect(new Webhook(secret).verify(delivery!.body, headers)).toMatchObject({
+      id: event.id,
+      type: 'shop.order.paid',
+      data: { amount: 5 },
+    });
+    expect(() =>
+      new Webhook(`whsec_${randomBytes(32).toString('base64')}`).verify(delivery!.body, headers),
+    ).toThrow();
+    expect(() =>
+      new Webhook(secret).verify(delivery!.body.replace('"amount":5', '"amount":6'), headers),
+    ).toThrow();
   });
 
   it('a receiver answering 500, 500, then 200 gets the event three times with the same webhook-id', async () => {
     scripts.set('order-retry', [500, 500, 200]);
-    const { event } = await publishEvent(onejob.pool, { type: 'shop.order.paid', subject: 'order-retry', data: {} });
-    await waitFor(async () => (await deliveryState(event.id))?.state === 'published', 'the third try to succeed');
+    const { event } = await publishEvent(onejob.pool, {
+      type: 'shop.order.paid',
+      subject: 'order-retry',
+      data: {},
+    });
+    await waitFor(
+      async () => (await deliveryState(event.id))?.state === 'published',
+      'the third try to succeed',
+    );
     const tries = deliveriesOf(event.id);
     expect(tries.map((r) => r.status)).toEqual([500, 500, 200]);
     expect(new Set(tries.map((r) => r.headers['webhook-id']))).toEqual(new Set([event.id]));
-    for (const r of tries) expect(() => new Webhook(secret).verify(r.body, r.headers as Record<string, string>)).not.toThrow();
+    for (const r of tries)
+      expect(() => new Webhook(secret).verify(r.body, r.headers as Record<string, string>)).not.toThrow();
     expect(await deliveryState(event.id)).toEqual({ state: 'published', attempts: 2 });
   });
 
   it('an event refused maxDeliveries times becomes a dead letter, listed to the admin only, and replays with the same id', async () => {
     scripts.set('order-poison', [500]);
-    const { event } = await publishEvent(onejob.pool, { type: 'shop.order.paid', subject: 'order-poison', data: {} });
-    await waitFor(async () => (await deliveryState(event.id))?.state === 'dead', 'the event to become a dead letter');
+    const { event } = await publishEvent(onejob.pool, {
+      type: 'shop.order.paid',
+      subject: 'order-poison',
+      data: {},
+    });
+    await waitFor(
+      async () => (await deliveryState(event.id))?.state === 'dead',
+      'the event to become a dead letter',
+    );
     expect(deliveriesOf(event.id)).toHaveLength(3);
 
     const asOwner = await t.request('/v1/outbox/dead-letters');
@@ -127,39 +164,70 @@ describe('webhook publisher', () => {
 
     const listed = await t.request('/v1/outbox/dead-letters?publisher=webhook', { token: ADMIN_TOKEN });
     expect(listed.status).toBe(200);
-    const page = (await listed.json()) as { items: { eventId: string; attempts: number; lastError: string }[] };
-    expect(page.items).toEqual([expect.objectContaining({ eventId: event.id, attempts: 3, lastError: 'webhook endpoint answered 500' })]);
+    const page = (await listed.json()) as {
+      items: { eventId: string; attempts: number; lastError: string }[];
+    };
+    expect(page.items).toEqual([
+      expect.objectContaining({ eventId: event.id, attempts: 3, lastError: 'webhook endpoint answered 500' }),
+    ]);
 
-    const backlog = (await (await t.request('/v1/outbox/backlog', { token: ADMIN_TOKEN })).json()) as { publishers: { publisher: string; dead: number }[] };
+    const backlog = (await (await t.request('/v1/outbox/backlog', { token: ADMIN_TOKEN })).json()) as {
+      publishers: { publisher: string; dead: number }[];
+    };
     expect(backlog.publishers).toEqual([expect.objectContaining({ publisher: 'webhook', dead: 1 })]);
 
-    const missing = await t.request('/v1/outbox/dead-letters/00000000-0000-4000-8000-000000000000/replay', { method: 'POST', token: ADMIN_TOKEN, json: {} });
+    const missing = await t.request('/v1/outbox/dead-letters/00000000-0000-4000-8000-000000000000/replay', {
+      method: 'POST',
+      token: ADMIN_TOKEN,
+      json: {},
+    });
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as { code: string }).code).toBe('dead_letter_not_found');
 
     scripts.set('order-poison', [200]);
-    const replay = await t.request(`/v1/outbox/dead-letters/${event.id}/replay`, { method: 'POST', token: ADMIN_TOKEN, json: {} });
+    const replay = await t.request(`/v1/outbox/dead-letters/${event.id}/replay`, {
+      method: 'POST',
+      token: ADMIN_TOKEN,
+      json: {},
+    });
     expect(replay.status).toBe(200);
     expect(await replay.json()).toEqual({ replayed: [{ eventId: event.id, publisher: 'webhook' }] });
-    await waitFor(async () => (await deliveryState(event.id))?.state === 'published', 'the replayed event to be delivered');
+    await waitFor(
+      async () => (await deliveryState(event.id))?.state === 'published',
+      'the replayed event to be delivered',
+    );
     const tries = deliveriesOf(event.id);
     expect(tries.map((r) => r.status)).toEqual([500, 500, 500, 200]);
     expect(new Set(tries.map((r) => r.headers['webhook-id'])).size).toBe(1);
     // Replaying again finds nothing dead.
-    const again = await t.request(`/v1/outbox/dead-letters/${event.id}/replay`, { method: 'POST', token: ADMIN_TOKEN, json: {} });
+    const again = await t.request(`/v1/outbox/dead-letters/${event.id}/replay`, {
+      method: 'POST',
+      token: ADMIN_TOKEN,
+      json: {},
+    });
     expect(again.status).toBe(404);
   });
 
   it('onejob outbox dead-letters lists a dead letter and onejob outbox replay sends it back', async () => {
     scripts.set('order-cli', [500]);
-    const { event } = await publishEvent(onejob.pool, { type: 'shop.order.paid', subject: 'order-cli', data: {} });
-    await waitFor(async () => (await deliveryState(event.id))?.state === 'dead', 'the event to become a dead letter');
+    const { event } = await publishEvent(onejob.pool, {
+      type: 'shop.order.paid',
+      subject: 'order-cli',
+      data: {},
+    });
+    await waitFor(
+      async () => (await deliveryState(event.id))?.state === 'dead',
+      'the event to become a dead letter',
+    );
     const list = await runCli(['outbox', 'dead-letters', '--json']);
     expect(JSON.parse(list).items.map((d: { eventId: string }) => d.eventId)).toContain(event.id);
 
     scripts.set('order-cli', [200]);
     expect(await runCli(['outbox', 'replay', event.id])).toContain(`replaying ${event.id} to webhook`);
-    await waitFor(async () => (await deliveryState(event.id))?.state === 'published', 'the replayed event to be delivered');
+    await waitFor(
+      async () => (await deliveryState(event.id))?.state === 'published',
+      'the replayed event to be delivered',
+    );
     expect(await deliveryCounts(onejob.pool, 'webhook')).not.toHaveProperty('dead');
   });
 });

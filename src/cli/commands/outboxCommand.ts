@@ -7,7 +7,9 @@ const print = (text: string) => void process.stdout.write(`${text}\n`);
 
 /** `onejob outbox backlog|dead-letters|replay`: the operator's view of the outbox, straight from the database. */
 export function outboxCommand(program: Command) {
-  const outbox = program.command('outbox').description('outbox backlog and dead letters (reads DATABASE_URL, else ./.onejob)');
+  const outbox = program
+    .command('outbox')
+    .description('outbox backlog and dead letters (reads DATABASE_URL, else ./.onejob)');
 
   outbox
     .command('backlog')
@@ -39,7 +41,9 @@ export function outboxCommand(program: Command) {
       if (opts.json) return print(JSON.stringify(page, null, 2));
       if (page.items.length === 0) return print('no dead letters');
       for (const d of page.items) {
-        print(`${d.eventId}  ${d.publisher}  ${d.type}  subject=${d.subject}  tries=${d.attempts}  dead at ${d.deadAt}`);
+        print(
+          `${d.eventId}  ${d.publisher}  ${d.type}  subject=${d.subject}  tries=${d.attempts}  dead at ${d.deadAt}`,
+        );
         if (d.lastError) print(`    last error: ${d.lastError}`);
       }
       if (page.nextCursor) print(`more: --cursor ${page.nextCursor}`);

@@ -20,7 +20,18 @@ const backlogItem = {
 
 const deadLetter = {
   type: 'object',
-  required: ['eventId', 'publisher', 'type', 'subject', 'attempts', 'lastError', 'replays', 'createdAt', 'deadAt', 'event'],
+  required: [
+    'eventId',
+    'publisher',
+    'type',
+    'subject',
+    'attempts',
+    'lastError',
+    'replays',
+    'createdAt',
+    'deadAt',
+    'event',
+  ],
   properties: {
     eventId: { type: 'string', format: 'uuid' },
     publisher: { type: 'string' },
@@ -80,7 +91,10 @@ export async function outboxRoutes(app: FastifyInstance, { onejob }: { onejob: O
             description: 'One page of dead letters',
             type: 'object',
             required: ['items', 'nextCursor'],
-            properties: { items: { type: 'array', items: deadLetter }, nextCursor: { type: ['string', 'null'] } },
+            properties: {
+              items: { type: 'array', items: deadLetter },
+              nextCursor: { type: ['string', 'null'] },
+            },
           },
           403: forbidden,
         },
@@ -98,7 +112,11 @@ export async function outboxRoutes(app: FastifyInstance, { onejob }: { onejob: O
         description:
           'Without `publisher`, the event is replayed to every publisher it is dead for. Consumers recognise the id if an earlier copy did arrive.',
         tags: ['outbox'],
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'string', description: 'Event id' } } },
+        params: {
+          type: 'object',
+          required: ['id'],
+          properties: { id: { type: 'string', description: 'Event id' } },
+        },
         body: {
           type: ['object', 'null'],
           additionalProperties: false,

@@ -6,7 +6,10 @@ import { rabbitPublisher } from './rabbitPublisher.js';
 import { webhookPublisher } from './webhookPublisher.js';
 
 /** Builds the publishers named in `outbox.publishers` (the log publisher when none are). */
-export function createPublishers(configs: PublisherConfig[] | undefined, env: NodeJS.ProcessEnv = process.env): Publisher[] {
+export function createPublishers(
+  configs: PublisherConfig[] | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Publisher[] {
   const list = configs && configs.length > 0 ? configs : [{ kind: 'log' as const }];
   return list.map((c) => {
     switch (c.kind) {
@@ -16,10 +19,11 @@ export function createPublishers(configs: PublisherConfig[] | undefined, env: No
         return rabbitPublisher(c);
       case 'webhook': {
         const secret = env[c.secretEnv];
-        if (!secret) throw new Error(`outbox webhook publisher ${c.name ?? 'webhook'}: ${c.secretEnv} is not set`);
+        if (!secret)
+          throw new Error(`outbox webhook publisher ${c.name ?? 'webhook'}: ${c.secretEnv} is not set`);
         return webhookPublisher({ ...c, secret });
       }
-      case 'log':
+      default: // 'log'
         return logPublisher({ name: c.name });
     }
   });

@@ -1,12 +1,12 @@
 import {
+  JetStreamApiError,
   type JetStreamClient,
   type JetStreamManager,
-  JetStreamApiError,
   jetstream,
   jetstreamManager,
 } from '@nats-io/jetstream';
-import { type NatsConnection, connect } from '@nats-io/transport-node';
-import { type Publisher, PublishError } from '../publisher.js';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { PublishError, type Publisher } from '../publisher.js';
 
 export interface NatsPublisherOptions {
   name?: string;
@@ -49,7 +49,9 @@ export function natsPublisher(options: NatsPublisherOptions): Publisher {
         .add({
           name: stream,
           subjects: options.subjects ?? [`${prefix}onejob.>`],
-          ...(options.duplicateWindowMs ? { duplicate_window: options.duplicateWindowMs * NANOS_PER_MS } : {}),
+          ...(options.duplicateWindowMs
+            ? { duplicate_window: options.duplicateWindowMs * NANOS_PER_MS }
+            : {}),
         })
         .catch(async (addError: unknown) => {
           // Another relay created it first.
@@ -109,7 +111,10 @@ export function natsPublisher(options: NatsPublisherOptions): Publisher {
         return { duplicate: ack.duplicate };
       } catch (error) {
         if (error instanceof JetStreamApiError) {
-          throw new PublishError(`JetStream refused the event: ${error.message}`, { unavailable: false, cause: error });
+          throw new PublishError(`JetStream refused the event: ${error.message}`, {
+            unavailable: false,
+            cause: error,
+          });
         }
         // The package does not export JetStreamNotEnabled; it is what a publish without
         // responders (no stream on the subject) throws.
@@ -121,11 +126,17 @@ export function natsPublisher(options: NatsPublisherOptions): Publisher {
             () => false,
           );
           if (exists) {
-            throw new PublishError(`stream ${stream} does not capture subject ${subject}`, { unavailable: false, cause: error });
+            throw new PublishError(`stream ${stream} does not capture subject ${subject}`, {
+              unavailable: false,
+              cause: error,
+            });
           }
           await nc?.close().catch(() => undefined);
         }
-        throw new PublishError(`NATS publish failed: ${(error as Error).message}`, { unavailable: true, cause: error });
+        throw new PublishError(`NATS publish failed: ${(error as Error).message}`, {
+          unavailable: true,
+          cause: error,
+        });
       }
     },
     async close() {

@@ -1,5 +1,5 @@
 import amqp from 'amqplib';
-import { type Publisher, PublishError, withTimeout } from '../publisher.js';
+import { PublishError, type Publisher, withTimeout } from '../publisher.js';
 
 export interface RabbitPublisherOptions {
   name?: string;
@@ -27,14 +27,21 @@ export function rabbitPublisher(options: RabbitPublisherOptions): Publisher {
   let connecting: Promise<Connected> | undefined;
 
   function unavailable(error: unknown): PublishError {
-    return new PublishError(`RabbitMQ is unavailable: ${(error as Error).message}`, { unavailable: true, cause: error });
+    return new PublishError(`RabbitMQ is unavailable: ${(error as Error).message}`, {
+      unavailable: true,
+      cause: error,
+    });
   }
 
   function connected(): Promise<Connected> {
     if (current) return Promise.resolve(current);
     connecting ??= (async () => {
       try {
-        const connection = await withTimeout(amqp.connect(options.url), timeout, () => new Error(`connect timed out after ${timeout} ms`));
+        const connection = await withTimeout(
+          amqp.connect(options.url),
+          timeout,
+          () => new Error(`connect timed out after ${timeout} ms`),
+        );
         try {
           const channel = await connection.createConfirmChannel();
           await channel.assertExchange(exchange, options.exchangeType ?? 'topic', { durable: true });
@@ -95,7 +102,10 @@ export function rabbitPublisher(options: RabbitPublisherOptions): Publisher {
         // lost connection, no confirm in time) says nothing about the event.
         const message = (error as Error)?.message ?? String(error);
         if (/nack/i.test(message) && current) {
-          throw new PublishError(`RabbitMQ refused the event: ${message}`, { unavailable: false, cause: error });
+          throw new PublishError(`RabbitMQ refused the event: ${message}`, {
+            unavailable: false,
+            cause: error,
+          });
         }
         throw unavailable(error);
       }

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { type Publisher, PublishError } from '../publisher.js';
+import { PublishError, type Publisher } from '../publisher.js';
 
 export interface WebhookPublisherOptions {
   name?: string;
@@ -40,15 +40,26 @@ export function webhookPublisher(options: WebhookPublisherOptions): Publisher {
       };
       let response: Response;
       try {
-        response = await fetch(options.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeout) });
+        response = await fetch(options.url, {
+          method: 'POST',
+          headers,
+          body,
+          signal: AbortSignal.timeout(timeout),
+        });
       } catch (error) {
-        const code = ((error as { cause?: { code?: string } }).cause ?? {}).code;
+        const code = (error as { cause?: { code?: string } }).cause?.code;
         if (code && UNREACHABLE.has(code)) {
-          throw new PublishError(`webhook endpoint ${options.url} is unreachable (${code})`, { unavailable: true, cause: error });
+          throw new PublishError(`webhook endpoint ${options.url} is unreachable (${code})`, {
+            unavailable: true,
+            cause: error,
+          });
         }
         // Timeouts and resets after sending: the endpoint may be struggling with this
         // event, so the try counts.
-        throw new PublishError(`webhook delivery failed: ${(error as Error).message}`, { unavailable: false, cause: error });
+        throw new PublishError(`webhook delivery failed: ${(error as Error).message}`, {
+          unavailable: false,
+          cause: error,
+        });
       }
       await response.body?.cancel().catch(() => undefined);
       if (response.status >= 200 && response.status < 300) return {};
