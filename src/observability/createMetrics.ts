@@ -73,6 +73,12 @@ export function createMetrics() {
       labelNames: ['source', 'outcome'] as const,
       registers: [registry],
     }),
+    providerVerifications: new Counter({
+      name: 'onejob_provider_verifications_total',
+      help: 'Contract verifications of a provider for an operation, by result (verified, failed)',
+      labelNames: ['provider', 'operation', 'result'] as const,
+      registers: [registry],
+    }),
   };
 }
 
