@@ -66,6 +66,13 @@ export function validateConfig(
         );
       }
     });
+    // Only these kinds hold an answer to the output contract; an http provider would pass anything through.
+    op.providers.forEach((provider, i) => {
+      const kind = config.providers[provider]?.kind;
+      if (op.kind === 'inference.chat' && kind === 'http') {
+        throw new ConfigError(`/operations/${name}/providers/${i}`, `names provider "${provider}" of kind http, which cannot run inference.chat operations`, source);
+      }
+    });
     if (op.kind === 'inference.chat' && !op.prompt) {
       throw new ConfigError(
         `/operations/${name}/prompt`,

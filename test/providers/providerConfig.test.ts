@@ -71,6 +71,13 @@ describe('provider configuration', () => {
       '/operations/summarize/rules/0',
     ],
     [
+      'an http provider on an inference operation',
+      (c: Loose) =>
+        (c.operations.summarize.providers = ['sim-a', 'sim-pay-http']) &&
+        (c.providers['sim-pay-http'] = { kind: 'http', url: 'http://127.0.0.1:1/x' }),
+      '/operations/summarize/providers/1',
+    ],
+    [
       'an inference operation without a prompt',
       (c: Loose) => delete c.operations.summarize.prompt,
       '/operations/summarize/prompt',
