@@ -66,7 +66,7 @@ export function validateConfig(
         );
       }
     });
-    // Only these kinds hold an answer to the output contract; an http provider would pass anything through.
+    // Model adapters and the simulator hold answers to the output contract; an http provider would pass anything through.
     op.providers.forEach((provider, i) => {
       const kind = config.providers[provider]?.kind;
       if (op.kind === 'inference.chat' && kind === 'http') {
