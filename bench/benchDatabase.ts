@@ -28,7 +28,11 @@ async function admin(adminUrl: string, sql: string): Promise<void> {
 
 export const benchRunId = () => randomBytes(3).toString('hex');
 
-export async function createBenchDatabase(adminUrl: string, run: string, tag: string): Promise<BenchDatabase> {
+export async function createBenchDatabase(
+  adminUrl: string,
+  run: string,
+  tag: string,
+): Promise<BenchDatabase> {
   const name = `onejob_bench_${run}_${tag}`;
   await admin(adminUrl, `CREATE DATABASE ${name}`);
   const url = withDatabase(adminUrl, name);

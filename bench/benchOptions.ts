@@ -29,6 +29,8 @@ export interface BenchOptions {
   keep: boolean;
   /** Server log level (info is what production runs). */
   logLevel: string;
+  /** Run the server from source through tsx, or the compiled dist/ (`npm run build` first). */
+  server: 'tsx' | 'dist';
   progress: boolean;
 }
 
@@ -48,6 +50,7 @@ export const DEFAULT_BENCH_OPTIONS: BenchOptions = {
   out: undefined,
   keep: false,
   logLevel: 'info',
+  server: 'tsx',
   progress: true,
 };
 
@@ -64,17 +67,34 @@ export function addBenchOptions(cmd: Command): Command {
     .option('--duration <s>', 'measured seconds per scenario', String(d.durationMs / 1000))
     .option('--warmup <s>', 'warm-up seconds per scenario (not measured)', String(d.warmupMs / 1000))
     .option('--concurrency <n>', 'callers for throughput scenarios', String(d.concurrency))
-    .option('--latency-concurrency <n>', 'callers for the create latency scenario', String(d.latencyConcurrency))
+    .option(
+      '--latency-concurrency <n>',
+      'callers for the create latency scenario',
+      String(d.latencyConcurrency),
+    )
     .option('--storm-size <n>', 'identical requests per key in the double-click storm', String(d.stormSize))
     .option('--pool <n>', 'connections per pool (server, raw SQL, peers)', String(d.poolSize))
-    .option('--claim-concurrency <n>', 'callers of the raw claim-and-complete SQL', String(d.claimConcurrency))
-    .option('--worker-concurrency <n>', 'worker concurrency (onejob worker, graphile-worker)', String(d.workerConcurrency))
+    .option(
+      '--claim-concurrency <n>',
+      'callers of the raw claim-and-complete SQL',
+      String(d.claimConcurrency),
+    )
+    .option(
+      '--worker-concurrency <n>',
+      'worker concurrency (onejob worker, graphile-worker)',
+      String(d.workerConcurrency),
+    )
     .option('--queue-jobs <n>', 'jobs pre-queued for each processing scenario', String(d.queueJobs))
     .option('--only <ids>', 'comma-separated scenario ids (see the table), default all')
     .option('--out <file>', 'JSON result file (default bench/results/<timestamp>.json)')
     .option('--database-url <url>', 'PostgreSQL server to create bench databases on', d.adminUrl)
     .option('--nats-url <url>', 'NATS JetStream server', d.natsUrl)
     .option('--log-level <level>', 'server log level', d.logLevel)
+    .option(
+      '--server <how>',
+      'run the server from source (tsx) or compiled (dist, after npm run build)',
+      d.server,
+    )
     .option('--keep', 'keep the bench databases afterwards')
     .option('--no-progress', 'no progress lines on stderr');
 }
@@ -94,10 +114,23 @@ export function benchOptionsFrom(o: Record<string, unknown>): BenchOptions {
     claimConcurrency: int(s(o.claimConcurrency)),
     workerConcurrency: int(s(o.workerConcurrency)),
     queueJobs: int(s(o.queueJobs)),
-    only: o.only ? s(o.only).split(',').map((x) => x.trim()).filter(Boolean) : [],
+    only: o.only
+      ? s(o.only)
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean)
+      : [],
     out: o.out === undefined ? undefined : s(o.out),
     keep: Boolean(o.keep),
     logLevel: s(o.logLevel),
+    server:
+      o.server === 'dist'
+        ? 'dist'
+        : o.server === 'tsx'
+          ? 'tsx'
+          : (() => {
+              throw new Error('--server: tsx or dist');
+            })(),
     progress: o.progress !== false,
   };
 }

@@ -8,15 +8,30 @@ export function evaluateTargets(scenarios: ScenarioRecord[]): TargetRecord[] {
     const s = scenarios.find((x) => x.id === id);
     return s?.status === 'ok' && s.result && s.result.ops > 0 ? s.result.throughput : undefined;
   };
-  const ratio = (id: string, description: string, ours: string, theirs: string, threshold: number): TargetRecord => {
+  const ratio = (
+    id: string,
+    description: string,
+    ours: string,
+    theirs: string,
+    threshold: number,
+  ): TargetRecord => {
     const a = rate(ours);
     const b = rate(theirs);
     const value = a !== undefined && b !== undefined && b > 0 ? round(a / b, 2) : undefined;
-    return { id, description, value, threshold, unit: 'x', pass: value === undefined ? undefined : value >= threshold };
+    return {
+      id,
+      description,
+      value,
+      threshold,
+      unit: 'x',
+      pass: value === undefined ? undefined : value >= threshold,
+    };
   };
   const a16 = scenarios.find((x) => x.id === 'a16');
   const p99 = a16?.status === 'ok' && a16.result?.ops ? a16.result.p99Ms : undefined;
-  const rss = scenarios.map((s) => s.serverRssMb).filter((x): x is number => typeof x === 'number' && !Number.isNaN(x));
+  const rss = scenarios
+    .map((s) => s.serverRssMb)
+    .filter((x): x is number => typeof x === 'number' && !Number.isNaN(x));
   const peakRss = rss.length ? Math.max(...rss) : undefined;
   return [
     ratio('create-vs-raw', 'create (a) ≥ 0.6 × raw create SQL (f)', 'a64', 'f-create', 0.6),

@@ -2,7 +2,9 @@
 import type { BenchRun } from './benchResult.js';
 
 const num = (n: number | undefined, digits = 0) =>
-  n === undefined || Number.isNaN(n) ? '-' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  n === undefined || Number.isNaN(n)
+    ? '-'
+    : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 function table(head: string[], rows: string[][], rightAlign: boolean[]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));

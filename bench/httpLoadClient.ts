@@ -18,11 +18,14 @@ export function startHttpLoadClient(): HttpLoadClient {
       return new Promise((resolve, reject) => {
         const onExit = (code: number | null) => reject(new Error(`load generator exited (${code})`));
         child.once('exit', onExit);
-        child.once('message', (m: { ok: true; result: HttpScenarioResult } | { ok: false; error: string }) => {
-          child.off('exit', onExit);
-          if (m.ok) resolve(m.result);
-          else reject(new Error(m.error));
-        });
+        child.once(
+          'message',
+          (m: { ok: true; result: HttpScenarioResult } | { ok: false; error: string }) => {
+            child.off('exit', onExit);
+            if (m.ok) resolve(m.result);
+            else reject(new Error(m.error));
+          },
+        );
         child.send(spec);
       });
     },

@@ -40,7 +40,11 @@ interface Reply {
 
 function poster(spec: HttpScenarioSpec) {
   const url = new URL('/v1/jobs', spec.url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: spec.concurrency, maxFreeSockets: spec.concurrency });
+  const agent = new http.Agent({
+    keepAlive: true,
+    maxSockets: spec.concurrency,
+    maxFreeSockets: spec.concurrency,
+  });
   const length = String(Buffer.byteLength(BENCH_BODY));
   const post = (key: string, wantBody: boolean): Promise<Reply> =>
     new Promise((resolve, reject) => {
@@ -63,7 +67,11 @@ function poster(spec: HttpScenarioSpec) {
           if (wantBody) res.setEncoding('utf8').on('data', (c: string) => (body += c));
           else res.resume();
           res.on('end', () =>
-            resolve({ status: res.statusCode ?? 0, replayed: res.headers['idempotent-replayed'] === 'true', body }),
+            resolve({
+              status: res.statusCode ?? 0,
+              replayed: res.headers['idempotent-replayed'] === 'true',
+              body,
+            }),
           );
           res.on('error', reject);
         },
@@ -122,8 +130,17 @@ async function runScenario(spec: HttpScenarioSpec): Promise<HttpScenarioResult> 
     };
   }
   try {
-    const result = await measureLoad({ label: spec.label, concurrency, warmupMs: spec.warmupMs, durationMs: spec.durationMs, progress, op });
-    return spec.kind === 'storm' ? { ...result, replayed, stormKeys, stormViolations } : { ...result, replayed };
+    const result = await measureLoad({
+      label: spec.label,
+      concurrency,
+      warmupMs: spec.warmupMs,
+      durationMs: spec.durationMs,
+      progress,
+      op,
+    });
+    return spec.kind === 'storm'
+      ? { ...result, replayed, stormKeys, stormViolations }
+      : { ...result, replayed };
   } finally {
     close();
   }
@@ -133,7 +150,8 @@ if (process.send) {
   process.on('message', (spec: HttpScenarioSpec) => {
     runScenario(spec).then(
       (result) => process.send!({ ok: true, result }),
-      (error: unknown) => process.send!({ ok: false, error: error instanceof Error ? error.message : String(error) }),
+      (error: unknown) =>
+        process.send!({ ok: false, error: error instanceof Error ? error.message : String(error) }),
     );
   });
   process.on('disconnect', () => process.exit(0));

@@ -29,7 +29,8 @@ export async function measureCompletions(o: CompletionOptions): Promise<LoadResu
   const end = measureFrom + o.durationMs;
   while (performance.now() < measureFrom) {
     progress.update(`${o.label}: warm-up, ${await o.completed()} done`);
-    if ((await o.completed()) >= o.total) throw new Error(`${o.label}: the queue of ${o.total} ran dry during warm-up; raise --queue-jobs`);
+    if ((await o.completed()) >= o.total)
+      throw new Error(`${o.label}: the queue of ${o.total} ran dry during warm-up; raise --queue-jobs`);
     await sleep(o.pollMs ?? 100);
   }
   const c0 = await o.completed();
@@ -40,7 +41,9 @@ export async function measureCompletions(o: CompletionOptions): Promise<LoadResu
     await sleep(o.pollMs ?? 50);
     c1 = await o.completed();
     t1 = performance.now();
-    progress.update(`${o.label}: measuring, ${Math.round((c1 - c0) / Math.max(0.001, (t1 - t0) / 1000))} jobs/s`);
+    progress.update(
+      `${o.label}: measuring, ${Math.round((c1 - c0) / Math.max(0.001, (t1 - t0) / 1000))} jobs/s`,
+    );
     if (c1 >= o.total) break;
   }
   progress.done(o.label);

@@ -4,8 +4,12 @@ import { addBenchOptions, benchOptionsFrom } from './benchOptions.js';
 import { runBench } from './runBench.js';
 
 const program = addBenchOptions(
-  new Command('bench').description('measure onejob against the raw PostgreSQL limit and pg-boss / graphile-worker, in one run'),
+  new Command('bench').description(
+    'measure onejob against the raw PostgreSQL limit and pg-boss / graphile-worker, in one run',
+  ),
 );
 program.parse(process.argv);
 const outcome = await runBench(benchOptionsFrom(program.opts()));
-process.stdout.write(`\n${outcome.table}\n\nmachine: ${JSON.stringify(outcome.run.machine)}\nresults: ${outcome.jsonPath}\n`);
+process.stdout.write(
+  `\n${outcome.table}\n\nmachine: ${JSON.stringify(outcome.run.machine)}\nresults: ${outcome.jsonPath}\n`,
+);

@@ -17,13 +17,27 @@ import { claimComplete, claimCompleteUnavailable } from './scenarios/claimComple
 import { jetstreamPublish } from './scenarios/jetstreamPublish.js';
 import { graphileAddJob, graphileNoop, pgBossSend } from './scenarios/peers.js';
 import { relayThroughput, relayUnavailable } from './scenarios/relayThroughput.js';
-import { queueJobs, rawClaimComplete, rawCreate, rawLookup } from './scenarios/rawSql.js';
+import { queueJobs, rawClaimComplete, rawCreate, rawLookup, registerPublisher } from './scenarios/rawSql.js';
 import { BENCH_TOKEN, ROOT, type ServerProcess, startServer } from './serverProcess.js';
 
 /** Jobs seeded per intake database for the replay scenarios (b) and the raw lookup. */
 const REPLAY_KEYS = 5_000;
 
-export const SCENARIO_IDS = ['a64', 'a16', 'b', 'c', 'd', 'e', 'e-raw', 'f-create', 'f-lookup', 'f-claim', 'g-pgboss', 'g-gw-add', 'g-gw-noop'];
+export const SCENARIO_IDS = [
+  'a64',
+  'a16',
+  'b',
+  'c',
+  'd',
+  'e',
+  'e-raw',
+  'f-create',
+  'f-lookup',
+  'f-claim',
+  'g-pgboss',
+  'g-gw-add',
+  'g-gw-noop',
+];
 
 export interface BenchOutcome {
   run: BenchRun;
@@ -45,7 +59,9 @@ async function machine(adminUrl: string): Promise<BenchRun['machine']> {
 }
 
 export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
-  for (const id of o.only) if (!SCENARIO_IDS.includes(id)) throw new Error(`--only: unknown scenario "${id}" (${SCENARIO_IDS.join(', ')})`);
+  for (const id of o.only)
+    if (!SCENARIO_IDS.includes(id))
+      throw new Error(`--only: unknown scenario "${id}" (${SCENARIO_IDS.join(', ')})`);
   const wanted = (...ids: string[]) => o.only.length === 0 || ids.some((id) => o.only.includes(id));
   const progress = o.progress ? stderrProgress() : silentProgress;
   const startedAt = new Date();
@@ -82,7 +98,10 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
         if (typeof serverRssMb === 'number') record.serverRssMb = serverRssMb;
         record.extra = rest;
       }
-      if (result.errors > 0) record.note = [record.note, `${result.errors} errors, first: ${result.firstError}`].filter(Boolean).join('; ');
+      if (result.errors > 0)
+        record.note = [record.note, `${result.errors} errors, first: ${result.firstError}`]
+          .filter(Boolean)
+          .join('; ');
     } catch (error) {
       record.status = 'failed';
       record.note = error instanceof Error ? error.message : String(error);
@@ -101,6 +120,8 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
     if (wanted('a64', 'a16', 'b', 'c', 'f-create', 'f-lookup')) {
       const db = await freshDatabase('intake');
       await queueJobs(db.url, REPLAY_KEYS, 'seed-');
+      // As in a deployment with a relay: every outbox row fans out to a delivery row.
+      await registerPublisher(db.url, 'nats');
       if (wanted('a64', 'a16', 'b', 'c')) {
         progress.note('starting onejob serve --role api');
         const server = await startServer({
@@ -110,9 +131,15 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
           logFile: join(workDir, 'server-api.log'),
           logLevel: o.logLevel,
           workDir,
+          server: o.server,
         });
         const client = startHttpLoadClient();
-        const http = (kind: 'create' | 'replay' | 'storm', label: string, concurrency: number, keyPrefix: string) =>
+        const http = (
+          kind: 'create' | 'replay' | 'storm',
+          label: string,
+          concurrency: number,
+          keyPrefix: string,
+        ) =>
           client.run({
             kind,
             label,
@@ -127,36 +154,67 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
             stormSize: o.stormSize,
           } as never) as Promise<HttpScenarioResult>;
         try {
-          await scenario('a64', 'create, unique keys, HTTP', o.concurrency, () => http('create', 'create c64', o.concurrency, 'a64-'), server);
-          await scenario('a16', 'create, unique keys, HTTP (latency)', o.latencyConcurrency, () =>
-            http('create', 'create c16', o.latencyConcurrency, 'a16-'), server);
-          await scenario('b', 'replay of existing keys, HTTP', o.concurrency, async () => {
-            const r = await http('replay', 'replay', o.concurrency, 'seed-');
-            return { ...r, extra: { replayed: r.replayed } };
-          }, server);
-          await scenario('c', `double-click storm, ${o.stormSize} identical requests per key`, o.stormSize, async () => {
-            const r = await http('storm', 'storm', o.stormSize, 'c-');
-            return {
-              ...r,
-              note: `${r.stormKeys} keys, ${r.stormViolations} with more than one job or creation`,
-              extra: { stormKeys: r.stormKeys, stormViolations: r.stormViolations },
-            };
-          }, server);
+          await scenario(
+            'a64',
+            'create, unique keys, HTTP',
+            o.concurrency,
+            async () => ({
+              ...(await http('create', 'create c64', o.concurrency, 'a64-')),
+              extra: { serverIdleRssMb: server.idleRssMb },
+            }),
+            server,
+          );
+          await scenario(
+            'a16',
+            'create, unique keys, HTTP (latency)',
+            o.latencyConcurrency,
+            () => http('create', 'create c16', o.latencyConcurrency, 'a16-'),
+            server,
+          );
+          await scenario(
+            'b',
+            'replay of existing keys, HTTP',
+            o.concurrency,
+            async () => {
+              const r = await http('replay', 'replay', o.concurrency, 'seed-');
+              return { ...r, extra: { replayed: r.replayed } };
+            },
+            server,
+          );
+          await scenario(
+            'c',
+            `double-click storm, ${o.stormSize} identical requests per key`,
+            o.stormSize,
+            async () => {
+              const r = await http('storm', 'storm', o.stormSize, 'c-');
+              return {
+                ...r,
+                note: `${r.stormKeys} keys, ${r.stormViolations} with more than one job or creation`,
+                extra: { stormKeys: r.stormKeys, stormViolations: r.stormViolations },
+              };
+            },
+            server,
+          );
         } finally {
           client.close();
           await server.stop();
         }
       }
       const raw = { url: db.url, concurrency: o.concurrency, poolSize: o.poolSize, ...timing };
-      await scenario('f-create', 'raw create SQL via pg (no HTTP)', o.concurrency, () => rawCreate(raw, 'f-'));
-      await scenario('f-lookup', 'raw duplicate lookup by (owner, key)', o.concurrency, () => rawLookup(raw, 'seed-', REPLAY_KEYS));
+      await scenario('f-create', 'raw create SQL via pg (no HTTP)', o.concurrency, () =>
+        rawCreate(raw, 'f-'),
+      );
+      await scenario('f-lookup', 'raw duplicate lookup by (owner, key)', o.concurrency, () =>
+        rawLookup(raw, 'seed-', REPLAY_KEYS),
+      );
     }
 
     if (wanted('f-claim')) {
       const db = await freshDatabase('claim');
       await queueJobs(db.url, o.queueJobs, 'q-');
       await scenario('f-claim', 'raw SKIP LOCKED claim + CAS complete + outbox', o.claimConcurrency, () =>
-        rawClaimComplete({ url: db.url, concurrency: o.claimConcurrency, poolSize: o.poolSize, ...timing }));
+        rawClaimComplete({ url: db.url, concurrency: o.claimConcurrency, poolSize: o.poolSize, ...timing }),
+      );
     }
 
     if (wanted('d')) {
@@ -166,13 +224,22 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
         const db = await freshDatabase('worker');
         await queueJobs(db.url, o.queueJobs, 'q-');
         await scenario('d', 'claim, run no-op provider, complete (onejob worker)', o.workerConcurrency, () =>
-          claimComplete({ databaseUrl: db.url, workDir, logLevel: o.logLevel, workerConcurrency: o.workerConcurrency, queueJobs: o.queueJobs, ...timing }),
+          claimComplete({
+            databaseUrl: db.url,
+            workDir,
+            logLevel: o.logLevel,
+            server: o.server,
+            workerConcurrency: o.workerConcurrency,
+            queueJobs: o.queueJobs,
+            ...timing,
+          }),
         );
       }
     }
 
     await scenario('e-raw', 'raw JetStream publish with Nats-Msg-Id', o.concurrency, () =>
-      jetstreamPublish({ natsUrl: o.natsUrl, concurrency: o.concurrency, ...timing }));
+      jetstreamPublish({ natsUrl: o.natsUrl, concurrency: o.concurrency, ...timing }),
+    );
 
     if (wanted('e')) {
       const unavailable = await relayUnavailable();
@@ -180,7 +247,16 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
       else {
         const db = await freshDatabase('relay');
         await scenario('e', 'relay committed events to JetStream', undefined, () =>
-          relayThroughput({ databaseUrl: db.url, natsUrl: o.natsUrl, workDir, logLevel: o.logLevel, workerConcurrency: o.workerConcurrency, events: o.queueJobs, ...timing }),
+          relayThroughput({
+            databaseUrl: db.url,
+            natsUrl: o.natsUrl,
+            workDir,
+            logLevel: o.logLevel,
+            server: o.server,
+            workerConcurrency: o.workerConcurrency,
+            events: o.queueJobs,
+            ...timing,
+          }),
         );
       }
     }
@@ -188,17 +264,27 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
     if (wanted('g-pgboss', 'g-gw-add', 'g-gw-noop')) {
       const db = await freshDatabase('peers');
       const peer = { url: db.url, concurrency: o.concurrency, poolSize: o.poolSize, ...timing };
-      await scenario('g-pgboss', 'pg-boss 10 send, singletonKey + singletonSeconds', o.concurrency, () => pgBossSend(peer));
-      await scenario('g-gw-add', "graphile-worker 0.16 addJob, jobKey, 'unsafe_dedupe'", o.concurrency, () => graphileAddJob(peer));
-      await scenario('g-gw-noop', 'graphile-worker 0.16 running no-op jobs (pre-queued)', o.workerConcurrency, () =>
-        graphileNoop({ ...peer, workerConcurrency: o.workerConcurrency, queueJobs: o.queueJobs }));
+      await scenario('g-pgboss', 'pg-boss 10 send, singletonKey + singletonSeconds', o.concurrency, () =>
+        pgBossSend(peer),
+      );
+      await scenario('g-gw-add', "graphile-worker 0.16 addJob, jobKey, 'unsafe_dedupe'", o.concurrency, () =>
+        graphileAddJob(peer),
+      );
+      await scenario(
+        'g-gw-noop',
+        'graphile-worker 0.16 running no-op jobs (pre-queued)',
+        o.workerConcurrency,
+        () => graphileNoop({ ...peer, workerConcurrency: o.workerConcurrency, queueJobs: o.queueJobs }),
+      );
     }
   } finally {
     if (!o.keep) {
       for (const db of databases) await db.drop().catch(() => undefined);
       await rm(workDir, { recursive: true, force: true });
     } else {
-      progress.note(`kept databases ${databases.map((d) => d.name).join(', ')} and server logs in ${workDir}`);
+      progress.note(
+        `kept databases ${databases.map((d) => d.name).join(', ')} and server logs in ${workDir}`,
+      );
     }
   }
 
@@ -211,7 +297,8 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
     scenarios,
     targets: evaluateTargets(scenarios),
   };
-  const jsonPath = o.out ?? join(ROOT, 'bench', 'results', `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+  const jsonPath =
+    o.out ?? join(ROOT, 'bench', 'results', `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   await mkdir(join(jsonPath, '..'), { recursive: true });
   await writeFile(jsonPath, `${JSON.stringify(benchRun, null, 2)}\n`);
   return { run: benchRun, table: formatTable(benchRun), jsonPath };

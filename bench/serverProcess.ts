@@ -9,12 +9,15 @@ import type { OnejobConfig } from '../src/config/types.js';
 
 export const ROOT = join(import.meta.dirname, '..');
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
+const COMPILED = join(ROOT, 'dist', 'cli', 'main.js');
 export const BENCH_TOKEN = 'bench-token';
 export const BENCH_OWNER = 'bench';
 
 export interface ServerProcess {
   url: string;
   pid: number;
+  /** RSS right after start, before any load (MB). */
+  idleRssMb: number;
   /** Resident set size of the server process now, in MB. */
   rssMb(): number;
   /** Starts sampling RSS every 250 ms; the returned function stops and gives the peak. */
@@ -50,6 +53,8 @@ export interface StartServerOptions {
   logFile: string;
   logLevel: string;
   workDir: string;
+  /** tsx runs the source as it is (its loader adds about 40 MB of RSS); dist runs the compiled output. */
+  server?: 'tsx' | 'dist';
 }
 
 export async function startServer(o: StartServerOptions): Promise<ServerProcess> {
@@ -61,19 +66,24 @@ export async function startServer(o: StartServerOptions): Promise<ServerProcess>
   const log = openSync(o.logFile, 'a');
   // For profiling the server alone, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', MAIN, 'serve', '--role', o.roles, '--config', configPath], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: o.databaseUrl,
-      ONEJOB_API_KEYS: `${BENCH_TOKEN}=${BENCH_OWNER}`,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: o.logLevel,
-      ONEJOB_FAILPOINTS: '',
+  const entry = o.server === 'dist' ? [COMPILED] : ['--import', 'tsx', MAIN];
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...nodeArgs, ...entry, 'serve', '--role', o.roles, '--config', configPath],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: o.databaseUrl,
+        ONEJOB_API_KEYS: `${BENCH_TOKEN}=${BENCH_OWNER}`,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: o.logLevel,
+        ONEJOB_FAILPOINTS: '',
+      },
+      stdio: ['ignore', log, log],
     },
-    stdio: ['ignore', log, log],
-  });
+  );
   closeSync(log);
   let exited = false;
   const exit = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
@@ -81,13 +91,17 @@ export async function startServer(o: StartServerOptions): Promise<ServerProcess>
   const deadline = Date.now() + 60_000;
   const ready = o.roles.split(',').includes('api') ? `${url}/healthz` : undefined;
   for (;;) {
-    if (exited) throw new Error(`onejob serve exited during start:\n${readFileSync(o.logFile, 'utf8').slice(-2000)}`);
+    if (exited)
+      throw new Error(`onejob serve exited during start:\n${readFileSync(o.logFile, 'utf8').slice(-2000)}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`onejob serve did not start within 60 s; see ${o.logFile}`);
     }
     if (ready) {
-      const ok = await fetch(ready).then((r) => r.ok, () => false);
+      const ok = await fetch(ready).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
     } else if (readFileSync(o.logFile, 'utf8').includes(`onejob is running (roles: ${o.roles})`)) {
       break;
@@ -98,6 +112,7 @@ export async function startServer(o: StartServerOptions): Promise<ServerProcess>
   return {
     url,
     pid,
+    idleRssMb: readRssMb(pid),
     rssMb: () => readRssMb(pid),
     sampleRss() {
       let peak = readRssMb(pid);

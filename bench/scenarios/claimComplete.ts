@@ -14,6 +14,7 @@ export interface ClaimCompleteRun {
   databaseUrl: string;
   workDir: string;
   logLevel: string;
+  server: 'tsx' | 'dist';
   workerConcurrency: number;
   queueJobs: number;
   warmupMs: number;
@@ -21,8 +22,13 @@ export interface ClaimCompleteRun {
   progress: Progress;
 }
 
-export async function claimComplete(r: ClaimCompleteRun): Promise<LoadResult & { extra: Record<string, unknown> }> {
-  const counter = new pg.Client({ connectionString: r.databaseUrl, application_name: 'onejob-bench-counter' });
+export async function claimComplete(
+  r: ClaimCompleteRun,
+): Promise<LoadResult & { extra: Record<string, unknown> }> {
+  const counter = new pg.Client({
+    connectionString: r.databaseUrl,
+    application_name: 'onejob-bench-counter',
+  });
   await counter.connect();
   const server = await startServer({
     databaseUrl: r.databaseUrl,
@@ -30,6 +36,7 @@ export async function claimComplete(r: ClaimCompleteRun): Promise<LoadResult & {
     roles: 'worker',
     logFile: `${r.workDir}/server-worker.log`,
     logLevel: r.logLevel,
+    server: r.server,
     workDir: r.workDir,
   });
   const stopRss = server.sampleRss();
@@ -42,12 +49,23 @@ export async function claimComplete(r: ClaimCompleteRun): Promise<LoadResult & {
       pollMs: 250,
       total: r.queueJobs,
       completed: async () => {
-        const { rows } = await counter.query<{ n: string }>("SELECT count(*) AS n FROM onejob.jobs WHERE state = 'succeeded'");
+        const { rows } = await counter.query<{ n: string }>(
+          "SELECT count(*) AS n FROM onejob.jobs WHERE state = 'succeeded'",
+        );
         return Number(rows[0]!.n);
       },
     });
-    const { rows } = await counter.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM onejob.jobs GROUP BY state');
-    return { ...result, extra: { serverRssMb: stopRss(), states: Object.fromEntries(rows.map((x) => [x.state, Number(x.n)])) } };
+    const { rows } = await counter.query<{ state: string; n: string }>(
+      'SELECT state, count(*) AS n FROM onejob.jobs GROUP BY state',
+    );
+    return {
+      ...result,
+      extra: {
+        serverRssMb: stopRss(),
+        serverIdleRssMb: server.idleRssMb,
+        states: Object.fromEntries(rows.map((x) => [x.state, Number(x.n)])),
+      },
+    };
   } finally {
     await server.stop();
     await counter.end();

@@ -21,7 +21,13 @@ const quiet = new Logger(() => () => {});
 
 /** pg-boss 10 `send` with singletonKey + singletonSeconds: its dedup needs both. */
 export async function pgBossSend(r: PeerRun): Promise<LoadResult> {
-  const boss = new PgBoss({ connectionString: r.url, max: r.poolSize, supervise: false, schedule: false, application_name: 'onejob-bench-pgboss' });
+  const boss = new PgBoss({
+    connectionString: r.url,
+    max: r.poolSize,
+    supervise: false,
+    schedule: false,
+    application_name: 'onejob-bench-pgboss',
+  });
   let bossError: unknown;
   boss.on('error', (e) => (bossError ??= e));
   await boss.start();
@@ -46,7 +52,11 @@ export async function pgBossSend(r: PeerRun): Promise<LoadResult> {
 }
 
 async function withGraphilePool<T>(r: PeerRun, fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
-  const pool = new pg.Pool({ connectionString: r.url, max: r.poolSize, application_name: 'onejob-bench-graphile' });
+  const pool = new pg.Pool({
+    connectionString: r.url,
+    max: r.poolSize,
+    application_name: 'onejob-bench-graphile',
+  });
   try {
     const utils = await makeWorkerUtils({ pgPool: pool, logger: quiet });
     await utils.migrate();
@@ -69,7 +79,11 @@ export function graphileAddJob(r: PeerRun): Promise<LoadResult> {
         durationMs: r.durationMs,
         progress: r.progress,
         // A task no worker in this run handles, so these jobs stay queued.
-        op: async (seq) => void (await utils.addJob('bench_enqueue', PAYLOAD, { jobKey: `k${seq}`, jobKeyMode: 'unsafe_dedupe' })),
+        op: async (seq) =>
+          void (await utils.addJob('bench_enqueue', PAYLOAD, {
+            jobKey: `k${seq}`,
+            jobKeyMode: 'unsafe_dedupe',
+          })),
       });
     } finally {
       await utils.release();
@@ -78,10 +92,15 @@ export function graphileAddJob(r: PeerRun): Promise<LoadResult> {
 }
 
 /** graphile-worker 0.16 running no-op jobs from a pre-filled queue, one runner, `concurrency` jobs at once. */
-export function graphileNoop(r: PeerRun & { workerConcurrency: number; queueJobs: number }): Promise<LoadResult> {
+export function graphileNoop(
+  r: PeerRun & { workerConcurrency: number; queueJobs: number },
+): Promise<LoadResult> {
   return withGraphilePool(r, async (pgPool) => {
     // graphile-worker's own SQL API, so the queue is filled the way it fills it.
-    await pgPool.query("SELECT graphile_worker.add_job('noop', json_build_object('n', g)) FROM generate_series(1, $1) g", [r.queueJobs]);
+    await pgPool.query(
+      "SELECT graphile_worker.add_job('noop', json_build_object('n', g)) FROM generate_series(1, $1) g",
+      [r.queueJobs],
+    );
     let completed = 0;
     const runner = await run({
       pgPool,

@@ -28,7 +28,11 @@ function eventJson(id: string, jobId: string, type: string, data: string): strin
 }
 
 async function withPool<T>(r: RawRun, fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
-  const pool = new pg.Pool({ connectionString: r.url, max: r.poolSize, application_name: 'onejob-bench-raw' });
+  const pool = new pg.Pool({
+    connectionString: r.url,
+    max: r.poolSize,
+    application_name: 'onejob-bench-raw',
+  });
   try {
     return await fn(pool);
   } finally {
@@ -54,7 +58,18 @@ export function rawCreate(r: RawRun, keyPrefix: string): Promise<LoadResult> {
         const { rows } = await pool.query({
           name: CREATE_STATEMENT,
           text: CREATE_SQL,
-          values: [id, BENCH_OWNER, key, PRINT, 'noop', INPUT, trace(), eventId, data, eventJson(eventId, id, 'onejob.job.created', data)],
+          values: [
+            id,
+            BENCH_OWNER,
+            key,
+            PRINT,
+            'noop',
+            INPUT,
+            trace(),
+            eventId,
+            data,
+            eventJson(eventId, id, 'onejob.job.created', data),
+          ],
         });
         if (rows.length !== 1) throw new Error('raw create returned no row');
       },
@@ -74,11 +89,28 @@ export function rawLookup(r: RawRun, keyPrefix: string, keyCount: number): Promi
       durationMs: r.durationMs,
       progress: r.progress,
       op: async (seq) => {
-        const { rows } = await pool.query(LOOKUP_SQL, [BENCH_OWNER, `${keyPrefix}${(seq * 7919) % keyCount}`]);
+        const { rows } = await pool.query(LOOKUP_SQL, [
+          BENCH_OWNER,
+          `${keyPrefix}${(seq * 7919) % keyCount}`,
+        ]);
         if (rows.length !== 1) throw new Error('raw lookup found no job');
       },
     }),
   );
+}
+
+/** Registers an outbox publisher, so the outbox trigger fans each event out to it as in production. */
+export async function registerPublisher(url: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(
+      'INSERT INTO onejob.outbox_publishers (name, kind) VALUES ($1, $1) ON CONFLICT DO NOTHING',
+      [name],
+    );
+  } finally {
+    await client.end();
+  }
 }
 
 /**
@@ -142,7 +174,11 @@ export function rawClaimComplete(r: RawRun): Promise<LoadResult> {
         const eventId = uuidv7();
         const data = `{"jobId":"${job.id}","state":"succeeded","version":${job.version + 1}}`;
         const { rowCount } = await pool.query(COMPLETE_SQL, [
-          job.id, job.version, '{"ok":true}', eventId, eventJson(eventId, job.id, 'onejob.job.succeeded', data),
+          job.id,
+          job.version,
+          '{"ok":true}',
+          eventId,
+          eventJson(eventId, job.id, 'onejob.job.succeeded', data),
         ]);
         if (rowCount !== 1) throw new Error('raw complete lost its compare-and-swap');
       },

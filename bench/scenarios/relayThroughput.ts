@@ -20,6 +20,7 @@ export interface RelayRun {
   natsUrl: string;
   workDir: string;
   logLevel: string;
+  server: 'tsx' | 'dist';
   workerConcurrency: number;
   events: number;
   warmupMs: number;
@@ -43,7 +44,10 @@ async function fillOutbox(client: pg.Client, count: number): Promise<void> {
 export async function relayThroughput(r: RelayRun): Promise<LoadResult & { extra: Record<string, unknown> }> {
   const tag = randomBytes(3).toString('hex');
   const stream = `ONEJOB_BENCH_RELAY_${tag.toUpperCase()}`;
-  const counter = new pg.Client({ connectionString: r.databaseUrl, application_name: 'onejob-bench-counter' });
+  const counter = new pg.Client({
+    connectionString: r.databaseUrl,
+    application_name: 'onejob-bench-counter',
+  });
   await counter.connect();
   try {
     await fillOutbox(counter, r.events);
@@ -57,6 +61,7 @@ export async function relayThroughput(r: RelayRun): Promise<LoadResult & { extra
       roles: 'relay',
       logFile: `${r.workDir}/server-relay.log`,
       logLevel: r.logLevel,
+      server: r.server,
       workDir: r.workDir,
     });
     const stopRss = server.sampleRss();
@@ -75,7 +80,7 @@ export async function relayThroughput(r: RelayRun): Promise<LoadResult & { extra
           return Number(rows[0]!.n);
         },
       });
-      return { ...result, extra: { serverRssMb: stopRss() } };
+      return { ...result, extra: { serverRssMb: stopRss(), serverIdleRssMb: server.idleRssMb } };
     } finally {
       await server.stop();
     }

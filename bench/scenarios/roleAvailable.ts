@@ -8,5 +8,7 @@ import { ROOT } from '../serverProcess.js';
 export async function roleUnavailable(role: 'worker' | 'relay'): Promise<string | undefined> {
   const starters = await readFile(join(ROOT, 'src', 'service', 'roleStarters.ts'), 'utf8').catch(() => '');
   const noop = new RegExp(`${role}:\\s*async\\s*\\(\\)\\s*=>\\s*async\\s*\\(\\)\\s*=>\\s*\\{\\s*\\}`);
-  return starters && !noop.test(starters) ? undefined : `skipped: ${role} not available (serve --role ${role} is a no-op)`;
+  return starters && !noop.test(starters)
+    ? undefined
+    : `skipped: ${role} not available (serve --role ${role} is a no-op)`;
 }

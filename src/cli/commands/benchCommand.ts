@@ -11,16 +11,23 @@ const RUN = `${ROOT}bench/run.ts`;
 export function benchCommand(program: Command) {
   program
     .command('bench')
-    .description('benchmark onejob against the raw PostgreSQL limit, pg-boss and graphile-worker (bench --help for options)')
+    .description(
+      'benchmark onejob against the raw PostgreSQL limit, pg-boss and graphile-worker (bench --help for options)',
+    )
     .argument('[options...]', 'passed to the harness, see onejob bench --help')
     .allowUnknownOption()
     .helpOption(false)
     .action((args: string[]) => {
       if (!existsSync(RUN)) {
-        process.stderr.write('onejob: the benchmark harness ships with the source repository; run it from a clone with dev dependencies installed\n');
+        process.stderr.write(
+          'onejob: the benchmark harness ships with the source repository; run it from a clone with dev dependencies installed\n',
+        );
         process.exit(2);
       }
-      const child = spawn(process.execPath, ['--import', 'tsx', RUN, ...args], { cwd: ROOT, stdio: 'inherit' });
+      const child = spawn(process.execPath, ['--import', 'tsx', RUN, ...args], {
+        cwd: ROOT,
+        stdio: 'inherit',
+      });
       child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
     });
 }
