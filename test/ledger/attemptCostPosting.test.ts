@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getBalance } from '../../src/ledger/getBalance.js';
+import { postPendingAttemptCosts } from '../../src/ledger/postPendingAttemptCosts.js';
+import { postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => t?.close());
+
+async function finishedAttempt(
+  jobId: string,
+  n: number,
+  state: string,
+  provider: string,
+  cost: number | null,
+) {
+  await t.onejob.pool.query(
+    `INSERT INTO onejob.attempts (id, job_id, n, provider, exclusive, state, job_version, finished_at, cost_micros)
+     VALUES (gen_random_uuid(), $1, $2, $3, false, $4, 1, now(), $5)`,
+    [jobId, n, provider, state, cost],
+  );
+}
+
+describe('attempt costs reach the ledger', () => {
+  it('every finished attempt with a cost is posted once, race losers included, and posting again does nothing', async () => {
+    const job = (await (
+      await postJob(t, 'costly', { operation: 'summarize', input: { text: 'hello' } })
+    ).json()) as { id: string };
+    await finishedAttempt(job.id, 1, 'lost_race', 'sim-a', 1_200);
+    await finishedAttempt(job.id, 2, 'succeeded', 'sim-b', 800);
+    await finishedAttempt(job.id, 3, 'failed', 'sim-b', null);
+
+    const [first, second] = await Promise.all([
+      postPendingAttemptCosts(t.onejob.pool, t.onejob.config),
+      postPendingAttemptCosts(t.onejob.pool, t.onejob.config),
+    ]);
+    expect(first + second).toBe(2);
+    expect(await postPendingAttemptCosts(t.onejob.pool, t.onejob.config)).toBe(0);
+
+    const usage = await getBalance(t.onejob.pool, 'owner-a', 'usage:USD_MICROS');
+    const a = await getBalance(t.onejob.pool, 'owner-a', 'provider:sim-a:USD_MICROS');
+    const b = await getBalance(t.onejob.pool, 'owner-a', 'provider:sim-b:USD_MICROS');
+    expect(Number(usage.balance)).toBe(-2_000);
+    expect(Number(a.balance)).toBe(1_200);
+    expect(Number(b.balance)).toBe(800);
+  });
+
+  it('a live attempt is not posted until it is over', async () => {
+    const job = (await (
+      await postJob(t, 'still-running', { operation: 'summarize', input: { text: 'x' } })
+    ).json()) as { id: string };
+    await t.onejob.pool.query(
+      `INSERT INTO onejob.attempts (id, job_id, n, provider, exclusive, state, job_version, cost_micros)
+       VALUES (gen_random_uuid(), $1, 1, 'sim-a', false, 'running', 1, 500)`,
+      [job.id],
+    );
+    expect(await postPendingAttemptCosts(t.onejob.pool, t.onejob.config)).toBe(0);
+  });
+});
