@@ -14,14 +14,28 @@ import { createLogger } from './observability/createLogger.js';
 import { createMetrics, type Metrics } from './observability/createMetrics.js';
 import { OperationRegistry } from './operations/operationRegistry.js';
 import { type ProviderRegistry, createProviders } from './providers/createProviders.js';
+import { OnejobError } from './errors/OnejobError.js';
+import { type JobDeliveryView, type JobEventView, listJobDeliveries, listJobEvents } from './jobs/jobHistory.js';
+import type { AnyCodeOperation } from './library/defineOperation.js';
+import { type InboxHandle, createInboxHandle } from './library/inboxHandle.js';
+import { type LedgerHandle, createLedgerHandle } from './library/ledgerHandle.js';
+import { type OutboxHandle, createOutboxHandle } from './library/outboxHandle.js';
+import { registerCodeOperations } from './library/registerCodeOperations.js';
+import { type RunningRoles, type StartOptions, startRoles } from './library/startRoles.js';
+import type { InputFor, JobReadOptions, JobRequest, ResultFor, TypedCreateJobResult } from './library/typedJobs.js';
 
 export interface OnejobOptions {
   /** Your pool (shared with your own queries), or a connection string for onejob to own one. */
   pool?: pg.Pool;
   connectionString?: string;
-  config: OnejobConfig;
+  /** Providers, config operations, outbox, inbox, worker settings. Default: none of them. */
+  config?: OnejobConfig;
+  /** Operations written in TypeScript (`defineOperation`), beside the config's operations. */
+  operations?: readonly AnyCodeOperation[];
   logger?: Logger;
   metrics?: Metrics;
+  /** Where secrets named in the config are read (`secretEnv`, `apiKeyEnv`). Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Options for calls that may join the caller's transaction. */
@@ -30,6 +44,7 @@ export interface TxOption {
   tx?: pg.PoolClient | pg.Client;
 }
 
+/** The engine, as the service, the worker and the relay use it. */
 export interface Onejob {
   readonly pool: pg.Pool;
   readonly connectionString: string | undefined;
@@ -38,11 +53,20 @@ export interface Onejob {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly jobs: {
+    /**
+     * Creates the job for (owner, key), or returns the job the key already names
+     * (`replayed: true`). With `{ tx }` the job and its `onejob.job.created` event commit
+     * or roll back with your transaction.
+     */
     create(req: CreateJobRequest, options?: TxOption): Promise<CreateJobResult>;
-    get(ownerId: string, id: string, options?: TxOption): Promise<JobView>;
+    get(ownerId: string, id: string, options?: TxOption & JobReadOptions<string>): Promise<JobView>;
     list(ownerId: string, query?: ListJobsQuery): Promise<JobPage>;
     /** The job once it settles (succeeded, failed, cancelled or unknown), or as it is after `ms`. */
-    wait(ownerId: string, id: string, ms: number): Promise<JobView>;
+    wait(ownerId: string, id: string, ms: number, options?: JobReadOptions<string>): Promise<JobView>;
+    /** The job's audit trail, oldest first (created, attempts, unknown outcomes, lost races, abandons). */
+    events(ownerId: string, id: string): Promise<JobEventView[]>;
+    /** The job's public events and their delivery state per publisher. */
+    deliveries(ownerId: string, id: string): Promise<JobDeliveryView[]>;
     archive(
       finishedBefore: Date,
       options?: { batchSize?: number; maxJobs?: number },
@@ -52,13 +76,50 @@ export interface Onejob {
   readonly providers: ProviderRegistry;
   /** Start, abandon and cancel attempts; run a worker in this process. */
   readonly attempts: AttemptsHandle;
+  /** Your own events through the transactional outbox, and the exactly-once consumer helper. */
+  readonly outbox: OutboxHandle;
+  /** Signed webhooks received from your own HTTP framework. */
+  readonly inbox: InboxHandle;
+  /** The append-only ledger. */
+  readonly ledger: LedgerHandle;
+  /** Starts the background roles in this process: the worker and the outbox relay (default both). */
+  start(options?: StartOptions): Promise<RunningRoles>;
+  /** Stops the roles start() started; the pool stays open (close() ends everything). */
+  stop(): Promise<void>;
   /** Functions run by close(), last registered first (worker, relay and listeners register here). */
   onClose(fn: () => Promise<void> | void): void;
   close(): Promise<void>;
 }
 
+/**
+ * The engine as `createOnejob` returns it: `Ops` are the code operations it was created
+ * with, and `jobs.create` / `jobs.get` / `jobs.wait` take their input and result types
+ * from them. It is an `Onejob` too, so it goes wherever the engine does.
+ */
+export type TypedOnejob<Ops extends AnyCodeOperation = never> = Omit<Onejob, 'jobs'> & {
+  readonly jobs: Omit<Onejob['jobs'], 'create' | 'get' | 'wait'> & {
+    create<O extends string>(
+      req: JobRequest<Ops, O>,
+      options?: TxOption,
+    ): Promise<TypedCreateJobResult<InputFor<Ops, O>, ResultFor<Ops, O>>>;
+    get<O extends string = string>(
+      ownerId: string,
+      id: string,
+      options?: TxOption & JobReadOptions<O>,
+    ): Promise<JobView<InputFor<Ops, O>, ResultFor<Ops, O>>>;
+    wait<O extends string = string>(
+      ownerId: string,
+      id: string,
+      ms: number,
+      options?: JobReadOptions<O>,
+    ): Promise<JobView<InputFor<Ops, O>, ResultFor<Ops, O>>>;
+  };
+};
+
 /** The engine behind `onejob serve`, usable as a library in your own service. */
-export function createOnejob(options: OnejobOptions): Onejob {
+export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>(
+  options: OnejobOptions & { operations?: Ops },
+): TypedOnejob<Ops[number]> {
   const logger = options.logger ?? createLogger();
   const metrics = options.metrics ?? createMetrics();
   const ownsPool = !options.pool;
@@ -68,16 +129,24 @@ export function createOnejob(options: OnejobOptions): Onejob {
   const connectionString =
     options.connectionString ??
     (pool as unknown as { options?: { connectionString?: string } }).options?.connectionString;
-  const operations = new OperationRegistry(options.config);
+  const config: OnejobConfig = options.config ?? { providers: {}, operations: {} };
+  const operations = new OperationRegistry(config);
   const listener = connectionString ? new JobSettledListener(connectionString, logger) : undefined;
   const closers: (() => Promise<void> | void)[] = [];
 
   const db = (o?: TxOption): Queryable => o?.tx ?? pool;
+  // A typed read names the operation it expects; any other job is not found, like another owner's.
+  const ofOperation = (job: JobView, operation: string | undefined): JobView => {
+    if (operation !== undefined && job.operation !== operation)
+      throw new OnejobError('job_not_found', `No job ${job.id} of operation "${operation}" for this owner.`);
+    return job;
+  };
+  let roles: RunningRoles | undefined;
 
   const onejob: Onejob = {
     pool,
     connectionString,
-    config: options.config,
+    config,
     operations,
     logger,
     metrics,
@@ -94,12 +163,12 @@ export function createOnejob(options: OnejobOptions): Onejob {
         else metrics.jobsCreated.inc({ operation: req.operation });
         return result;
       },
-      get: (ownerId, id, o) => getJob(db(o), ownerId, id),
+      get: async (ownerId, id, o) => ofOperation(await getJob(db(o), ownerId, id), o?.operation),
       list: (ownerId, query = {}) => listJobs(pool, ownerId, query),
-      async wait(ownerId, id, ms) {
+      async wait(ownerId, id, ms, o) {
         const deadline = Date.now() + ms;
         for (;;) {
-          const job = await getJob(pool, ownerId, id);
+          const job = ofOperation(await getJob(pool, ownerId, id), o?.operation);
           const left = deadline - Date.now();
           if (SETTLED_JOB_STATES.includes(job.state) || left <= 0) return job;
           // The notification may have fired before we listened; re-read at least every 500 ms.
@@ -108,17 +177,34 @@ export function createOnejob(options: OnejobOptions): Onejob {
         }
       },
       archive: (finishedBefore, o) => archiveJobs(pool, finishedBefore, o),
+      events: (ownerId, id) => listJobEvents(pool, ownerId, id),
+      deliveries: (ownerId, id) => listJobDeliveries(pool, ownerId, id),
     },
-    providers: createProviders(options.config),
+    providers: createProviders(config, options.env),
     attempts: createAttemptsHandle(() => onejob),
+    outbox: createOutboxHandle(pool),
+    inbox: createInboxHandle(() => onejob, config, options.env),
+    ledger: createLedgerHandle(pool),
+    async start(o) {
+      if (roles) throw new Error('onejob.start(): the roles already run; stop() them first');
+      roles = await startRoles(onejob, o);
+      return roles;
+    },
+    async stop() {
+      const running = roles;
+      roles = undefined;
+      await running?.stop();
+    },
     onClose(fn) {
       closers.push(fn);
     },
     async close() {
+      await onejob.stop();
       for (const fn of closers.reverse()) await fn();
       await listener?.close();
       if (ownsPool) await pool.end();
     },
   };
-  return onejob;
+  registerCodeOperations(onejob, options.operations ?? []);
+  return onejob as TypedOnejob<Ops[number]>;
 }

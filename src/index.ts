@@ -2,7 +2,31 @@
 
 export { ConfigError, loadConfig, validateConfig } from './config/loadConfig.js';
 export type { OnejobConfig, OperationConfig, ProviderConfig } from './config/types.js';
-export { createOnejob, type Onejob, type OnejobOptions, type TxOption } from './createOnejob.js';
+export { createOnejob, type Onejob, type OnejobOptions, type TxOption, type TypedOnejob } from './createOnejob.js';
+export {
+  defineOperation,
+  type AnyCodeOperation,
+  type CodeOperation,
+  type CodeOperationDefinition,
+  type RunContext,
+} from './library/defineOperation.js';
+export { DefiniteFailure, isDefiniteFailure, type DefiniteFailureOptions } from './library/DefiniteFailure.js';
+export { AttemptAborted } from './library/codeProvider.js';
+export { typedSchema, type FromJsonSchema, type InferInput, type TypedSchema } from './library/inferInput.js';
+export type { InputFor, JobReadOptions, JobRequest, ResultFor, TypedCreateJobResult } from './library/typedJobs.js';
+export { BACKGROUND_ROLES, type BackgroundRole, type RunningRoles, type StartOptions } from './library/startRoles.js';
+export type { InboxHandle } from './library/inboxHandle.js';
+export type { LedgerHandle } from './library/ledgerHandle.js';
+export type { OutboxHandle } from './library/outboxHandle.js';
+export { consumeOnce, pruneConsumerInbox, type ConsumeOnceResult } from './outbox/consumeOnce.js';
+export { publishEvent, type PublishEventInput, type PublishEventResult } from './outbox/publishEvent.js';
+export type { RelayOptions } from './outbox/startRelay.js';
+export type { CloudEvent } from './events/cloudEvent.js';
+export type { AttemptsHandle } from './attempts/attemptsHandle.js';
+export type { WorkerOptions } from './attempts/worker.js';
+export type { JobDeliveryView, JobEventView } from './jobs/jobHistory.js';
+export type { JobPage, ListJobsQuery } from './jobs/listJobs.js';
+export type { Provider, ProviderCall, ProviderOutcome } from './providers/types.js';
 export { migrate } from './db/migrate.js';
 export { type ErrorCode, errorRegistry } from './errors/errorRegistry.js';
 export { isOnejobError, OnejobError } from './errors/OnejobError.js';
@@ -27,9 +51,7 @@ export { inboxSources, type InboxSource } from './inbox/inboxSources.js';
 export { receiveWebhook, type RawDelivery } from './inbox/receiveWebhook.js';
 export { acceptDelivery, inboxJobKey, type DeliveryAnswer } from './inbox/acceptDelivery.js';
 export { listInboxEvents, type InboxEventView } from './inbox/listInboxEvents.js';
-export { publishEvent, type PublishEventInput, type PublishEventResult } from './outbox/publishEvent.js';
-export { consumeOnce, pruneConsumerInbox, type ConsumeOnceResult } from './outbox/consumeOnce.js';
-export { startRelay, type Relay, type RelayOptions, type RelayStats } from './outbox/startRelay.js';
+export { startRelay, type Relay, type RelayStats } from './outbox/startRelay.js';
 export { type Publisher, type OutboxEvent, type PublishReceipt, PublishError } from './outbox/publisher.js';
 export { createPublishers } from './outbox/publishers/createPublishers.js';
 export { listDeadLetters, replayDeadLetter, type DeadLetter, type DeadLetterPage } from './outbox/deadLetters.js';

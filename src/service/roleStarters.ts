@@ -1,5 +1,5 @@
 import type { Onejob } from '../createOnejob.js';
-import { startRelay } from '../outbox/startRelay.js';
+import { startRoles } from '../library/startRoles.js';
 
 export type Role = 'api' | 'worker' | 'relay';
 export const ROLES: readonly Role[] = ['api', 'worker', 'relay'];
@@ -10,11 +10,11 @@ export type RoleStarter = (onejob: Onejob) => Promise<() => Promise<void>>;
 /** The background roles a process can run beside (or instead of) the HTTP API. */
 export const roleStarters: Record<Exclude<Role, 'api'>, RoleStarter> = {
   worker: async (onejob) => {
-    const worker = onejob.attempts.startWorker();
-    return () => worker.stop();
+    const running = await startRoles(onejob, { roles: ['worker'] });
+    return () => running.stop();
   },
   relay: async (onejob) => {
-    const relay = await startRelay(onejob);
-    return () => relay.stop();
+    const running = await startRoles(onejob, { roles: ['relay'] });
+    return () => running.stop();
   },
 };

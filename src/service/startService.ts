@@ -3,12 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { loadConfig } from '../config/loadConfig.js';
 import { createOnejob, type Onejob } from '../createOnejob.js';
+import type { AnyCodeOperation } from '../library/defineOperation.js';
+import type { BackgroundRole } from '../library/startRoles.js';
 import { migrate } from '../db/migrate.js';
 import { type EmbeddedDatabase, startEmbedded } from '../db/startEmbedded.js';
 import { ApiKeys, devToken } from '../http/apiKeys.js';
 import { buildServer } from '../http/buildServer.js';
 import { createLogger } from '../observability/createLogger.js';
-import { type Role, roleStarters } from './roleStarters.js';
+import type { Role } from './roleStarters.js';
 
 export interface ServiceOptions {
   roles?: readonly Role[];
@@ -17,6 +19,8 @@ export interface ServiceOptions {
   /** Where the embedded database, its state and the dev token live. Default `./.onejob`. */
   homeDir?: string;
   logger?: Logger;
+  /** Operations written in TypeScript, served over HTTP beside the config's operations. */
+  operations?: readonly AnyCodeOperation[];
 }
 
 export interface RunningService {
@@ -69,7 +73,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const migration = await migrate(connectionString);
   if (migration.applied.length) logger.info({ applied: migration.applied }, 'migrations applied');
 
-  const onejob = createOnejob({ connectionString, config, logger });
+  // The same engine a library user creates; the service only adds HTTP and the process around it.
+  const onejob: Onejob = createOnejob({ connectionString, config, logger, env, operations: options.operations ?? [] });
   const stops: (() => Promise<void>)[] = [];
   let app: FastifyInstance | undefined;
   let url: string | undefined;
@@ -85,9 +90,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       const started = app;
       stops.push(() => started.close());
     }
-    for (const role of roles) {
-      if (role === 'api') continue;
-      stops.push(await roleStarters[role](onejob));
+    const background = roles.filter((role): role is BackgroundRole => role !== 'api');
+    if (background.length > 0) {
+      await onejob.start({ roles: background });
+      stops.push(() => onejob.stop());
     }
   } catch (error) {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);

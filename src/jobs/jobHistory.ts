@@ -1,0 +1,66 @@
+// A job's history as operators and the dashboard read it: the audit trail, and the public
+// events with their delivery state per publisher. Owner-scoped like every job read.
+import type { Queryable } from '../db/createPool.js';
+import { getJob } from './getJob.js';
+
+const ISO = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+// Oldest first: everything that happened, races and abandons included.
+const EVENTS_SQL = `
+SELECT id, seq::text AS seq, type, attempt_id AS "attemptId", data, ${ISO('created_at')} AS "createdAt"
+FROM onejob.job_events WHERE job_id = $1 ORDER BY seq`;
+
+// Events written before any relay registered a publisher have no delivery rows yet: they
+// show as waiting (no deliveries).
+const DELIVERIES_SQL = `
+SELECT o.id, o.seq::text AS seq, o.type, ${ISO('o.created_at')} AS "createdAt",
+       coalesce(jsonb_agg(jsonb_build_object(
+         'publisher', d.publisher, 'state', d.state, 'attempts', d.attempts, 'replays', d.replays,
+         'lastError', d.last_error,
+         'publishedAt', ${ISO('d.published_at')},
+         'deadAt', ${ISO('d.dead_at')})
+         ORDER BY d.publisher) FILTER (WHERE d.publisher IS NOT NULL), '[]'::jsonb) AS deliveries
+FROM onejob.outbox o
+LEFT JOIN onejob.outbox_deliveries d ON d.event_id = o.id
+WHERE o.subject = $1
+GROUP BY o.id, o.seq, o.type, o.created_at
+ORDER BY o.seq`;
+
+export interface JobEventView {
+  id: string;
+  seq: string;
+  type: string;
+  attemptId: string | null;
+  data: Record<string, unknown>;
+  createdAt: string;
+}
+
+export interface JobDeliveryView {
+  id: string;
+  seq: string;
+  type: string;
+  createdAt: string;
+  deliveries: {
+    publisher: string;
+    state: string;
+    attempts: number;
+    replays: number;
+    lastError: string | null;
+    publishedAt: string | null;
+    deadAt: string | null;
+  }[];
+}
+
+/** The job's audit trail, oldest first. Another owner's job is `job_not_found`. */
+export async function listJobEvents(db: Queryable, ownerId: string, jobId: string): Promise<JobEventView[]> {
+  const job = await getJob(db, ownerId, jobId);
+  const { rows } = await db.query<JobEventView>(EVENTS_SQL, [job.id]);
+  return rows;
+}
+
+/** The job's public events and how far each got with each publisher, oldest first. */
+export async function listJobDeliveries(db: Queryable, ownerId: string, jobId: string): Promise<JobDeliveryView[]> {
+  const job = await getJob(db, ownerId, jobId);
+  const { rows } = await db.query<JobDeliveryView>(DELIVERIES_SQL, [job.id]);
+  return rows;
+}

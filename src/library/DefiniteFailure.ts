@@ -1,0 +1,30 @@
+// Thrown by an operation's `run` to say the attempt provably did not take effect, so the
+// engine may retry it. Any other error is an unknown outcome for exclusive operations.
+
+const BRAND = Symbol.for('onejob.DefiniteFailure');
+
+export interface DefiniteFailureOptions {
+  /** Stable machine code stored on the attempt, for example `card_declined`. Default `definite_failure`. */
+  code?: string;
+  /** Extra fields stored with the attempt's error. */
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class DefiniteFailure extends Error {
+  readonly code: string;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(message: string, options: DefiniteFailureOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'DefiniteFailure';
+    this.code = options.code ?? 'definite_failure';
+    this.details = options.details;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+}
+
+/** True for a DefiniteFailure, also one thrown by another copy of this package. */
+export function isDefiniteFailure(error: unknown): error is DefiniteFailure {
+  return error instanceof DefiniteFailure || (typeof error === 'object' && error !== null && BRAND in error);
+}

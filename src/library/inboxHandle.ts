@@ -1,0 +1,38 @@
+// onejob.inbox: signed webhooks received from your own HTTP framework, with the same
+// answers `POST /v1/inbox/{source}` gives.
+import type { OnejobConfig } from '../config/types.js';
+import type { Onejob } from '../createOnejob.js';
+import { OnejobError } from '../errors/OnejobError.js';
+import type { DeliveryAnswer } from '../inbox/acceptDelivery.js';
+import { type InboxSource, inboxSources } from '../inbox/inboxSources.js';
+import { type InboxEventView, listInboxEvents } from '../inbox/listInboxEvents.js';
+import { type RawDelivery, receiveWebhook } from '../inbox/receiveWebhook.js';
+
+export interface InboxHandle {
+  /** The configured sources, built once (a missing secret throws here, naming the source). */
+  sources(): ReadonlyMap<string, InboxSource>;
+  /**
+   * Verifies and records one delivery to `source`; answers like the HTTP route (202 with
+   * the job id, the same body and `replayed: true` for a redelivery). Throws
+   * `source_unknown`, `event_id_missing`, `signature_invalid`, ...
+   */
+  receive(source: string, delivery: RawDelivery): Promise<DeliveryAnswer & { eventId: string }>;
+  list(query?: { source?: string | null; limit?: number }): Promise<InboxEventView[]>;
+}
+
+export function createInboxHandle(getOnejob: () => Onejob, config: OnejobConfig, env: NodeJS.ProcessEnv = process.env): InboxHandle {
+  let built: Map<string, InboxSource> | undefined;
+  const sources = () => {
+    built ??= inboxSources(config, env);
+    return built;
+  };
+  return {
+    sources,
+    async receive(name, delivery) {
+      const source = sources().get(name);
+      if (!source) throw new OnejobError('source_unknown', `No inbox source is configured as "${name}".`);
+      return receiveWebhook(getOnejob(), source, delivery);
+    },
+    list: (query) => listInboxEvents(getOnejob().pool, query),
+  };
+}

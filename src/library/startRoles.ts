@@ -1,0 +1,55 @@
+// The background roles of an engine (worker, relay), started and stopped as a group:
+// `onejob.start()` in a library, `onejob serve --role` in the service.
+import type { Onejob } from '../createOnejob.js';
+import type { WorkerOptions } from '../attempts/worker.js';
+import { type Relay, type RelayOptions, startRelay } from '../outbox/startRelay.js';
+
+export type BackgroundRole = 'worker' | 'relay';
+export const BACKGROUND_ROLES: readonly BackgroundRole[] = ['worker', 'relay'];
+
+export interface StartOptions {
+  /** Default: both. */
+  roles?: readonly BackgroundRole[];
+  worker?: WorkerOptions;
+  relay?: RelayOptions;
+}
+
+export interface RunningRoles {
+  readonly roles: readonly BackgroundRole[];
+  /** The relay, when it runs (its publishers and counters). */
+  readonly relay: Relay | undefined;
+  /** Stops the roles, last started first: running attempts drain, the relay finishes its batch. */
+  stop(): Promise<void>;
+}
+
+export async function startRoles(onejob: Onejob, options: StartOptions = {}): Promise<RunningRoles> {
+  const roles = options.roles ?? BACKGROUND_ROLES;
+  for (const role of roles) if (!BACKGROUND_ROLES.includes(role)) throw new TypeError(`unknown role "${role}"`);
+  const stops: (() => Promise<void>)[] = [];
+  let relay: Relay | undefined;
+  try {
+    if (roles.includes('worker')) {
+      const worker = onejob.attempts.startWorker(options.worker);
+      stops.push(() => worker.stop());
+    }
+    if (roles.includes('relay')) {
+      const started = await startRelay(onejob, options.relay);
+      relay = started;
+      stops.push(() => started.stop());
+    }
+  } catch (error) {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    throw error;
+  }
+  let stopping: Promise<void> | undefined;
+  return {
+    roles: [...roles],
+    relay,
+    stop() {
+      stopping ??= (async () => {
+        for (const stop of stops.reverse()) await stop();
+      })();
+      return stopping;
+    },
+  };
+}
