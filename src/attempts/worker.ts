@@ -67,6 +67,10 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
   /** Attempts whose lease this worker renews (running calls, grace periods, reconciliations). */
   const held = new Set<string>();
   const calls = new Map<string, AbortController>();
+  /** Job of each open call, so a winner can abort its siblings (hedges of a pure operation). */
+  const callJobs = new Map<string, string>();
+  /** Calls aborted because a sibling won: their ending is a lost race, not a failure. */
+  const outraced = new Set<string>();
   const tasks = new Set<Promise<void>>();
   let wakeUp: (() => void) | undefined;
 
@@ -93,8 +97,23 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
     timedOut: boolean,
   ): Promise<void> {
     const tag = { jobId: attempt.job_id, attemptId: attempt.id, n: attempt.n, provider: attempt.provider };
+    if (outraced.delete(attempt.id) && outcome.kind !== 'success') {
+      // Aborted because a sibling already won: offer an empty result, which the
+      // compare-and-swap refuses (the job has its winner), so the attempt is recorded as
+      // lost_race with what it cost until the abort.
+      const done = await completeAttempt(pool, attempt.id, {
+        result: null,
+        usage: outcome.usage,
+        costMicros: outcome.costMicros,
+      });
+      metrics.attempts.inc({ outcome: done.kind });
+      if (done.kind === 'lost_race') metrics.attemptRaces.inc();
+      log.info({ ...tag, completion: done.kind }, 'attempt aborted: a sibling attempt won');
+      return;
+    }
     if (outcome.kind === 'success') {
       const done = await completeAttempt(pool, attempt.id, outcome);
+      if (done.kind === 'won' && operation.effect === 'pure' && operation.abortLosers) abortSiblings(attempt);
       metrics.attempts.inc({ outcome: done.kind === 'won' ? 'succeeded' : done.kind });
       if (done.kind === 'lost_race') metrics.attemptRaces.inc();
       log.info(
@@ -124,6 +143,15 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
       log.warn({ ...tag, error: outcome.error }, 'attempt outcome unknown');
     }
     await releaseLease(pool, attempt.id, id);
+  }
+
+  /** Once an attempt has won, the siblings still waiting on a provider only cost money: abort them. */
+  function abortSiblings(winner: AttemptRow): void {
+    for (const [attemptId, jobId] of callJobs) {
+      if (jobId !== winner.job_id || attemptId === winner.id) continue;
+      outraced.add(attemptId);
+      calls.get(attemptId)?.abort(new Error(`attempt ${winner.n} of this job won`));
+    }
   }
 
   async function hedge(attempt: AttemptRow, operation: Operation, job: ClaimedAttempt['job']): Promise<void> {
@@ -182,6 +210,7 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
       }
       const controller = new AbortController();
       calls.set(attempt.id, controller);
+      callJobs.set(attempt.id, attempt.job_id);
       let timedOut: Promise<void> | undefined;
       const deadline = setTimeout(() => {
         timedOut = markUnknown(pool, operations, attempt.id, {
@@ -223,6 +252,7 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
         clearTimeout(hardStop);
         clearTimeout(hedgeTimer);
         calls.delete(attempt.id);
+        callJobs.delete(attempt.id);
       }
       await failpoint('worker.after_provider_response');
       if (timedOut) await timedOut.catch((error) => log.error({ err: error }, 'marking a timeout failed'));

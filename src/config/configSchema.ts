@@ -91,6 +91,7 @@ export const operationSchema = {
     effect: { enum: ['exclusive', 'pure'] },
     attemptTimeoutMs: { type: 'integer', minimum: 1, maximum: 86_400_000 },
     hedgeAfterMs: { type: 'integer', minimum: 1 },
+    abortLosers: { type: 'boolean' },
     maxAttempts: { type: 'integer', minimum: 1, maximum: 100 },
     retry: {
       type: 'object',

@@ -73,6 +73,8 @@ export interface OperationConfig {
   effect?: Effect;
   attemptTimeoutMs?: number;
   hedgeAfterMs?: number;
+  /** Pure operations: abort sibling calls still open once an attempt wins (default true). */
+  abortLosers?: boolean;
   maxAttempts?: number;
   retry?: { baseDelayMs?: number; maxDelayMs?: number };
   inputSchema?: JsonSchema;
@@ -128,7 +130,11 @@ export interface LogPublisherConfig extends PublisherBase {
   kind: 'log';
 }
 
-export type PublisherConfig = NatsPublisherConfig | RabbitPublisherConfig | WebhookPublisherConfig | LogPublisherConfig;
+export type PublisherConfig =
+  | NatsPublisherConfig
+  | RabbitPublisherConfig
+  | WebhookPublisherConfig
+  | LogPublisherConfig;
 
 export interface OutboxConfig extends PublisherRetryConfig {
   publishers?: PublisherConfig[];

@@ -1,5 +1,5 @@
-import type { OnejobConfig } from '../config/types.js';
 import { defaultConfig } from '../config/defaultConfig.js';
+import type { OnejobConfig } from '../config/types.js';
 
 /** The environment variable that holds the demo webhook source's signing secret. */
 export const DEMO_SECRET_ENV = 'ONEJOB_DEMO_WEBHOOK_SECRET';
@@ -25,7 +25,11 @@ export const demoConfig: OnejobConfig = {
       effect: 'exclusive',
       attemptTimeoutMs: 1000,
       maxAttempts: 3,
-      inputSchema: { type: 'object', required: ['amount'], properties: { amount: { type: 'integer', minimum: 1 } } },
+      inputSchema: {
+        type: 'object',
+        required: ['amount'],
+        properties: { amount: { type: 'integer', minimum: 1 } },
+      },
     },
     'demo-race': {
       kind: 'http',
@@ -34,11 +38,19 @@ export const demoConfig: OnejobConfig = {
       attemptTimeoutMs: 5000,
       hedgeAfterMs: 300,
       maxAttempts: 3,
+      // Verification sends this input to the fallback once, so `sim-quick` can be verified.
+      contract: { fixtures: [{ input: { text: 'verification' } }] },
     },
   },
   inbox: {
     sources: {
-      'demo-payments': { scheme: 'standard-webhooks', secretEnv: DEMO_SECRET_ENV, eventId: 'header:webhook-id', operation: 'charge', ownerId: 'dev' },
+      'demo-payments': {
+        scheme: 'standard-webhooks',
+        secretEnv: DEMO_SECRET_ENV,
+        eventId: 'header:webhook-id',
+        operation: 'charge',
+        ownerId: 'dev',
+      },
     },
   },
 };

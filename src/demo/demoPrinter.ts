@@ -9,7 +9,10 @@ export interface DemoPrinter {
   note(text: string): void;
 }
 
-export function demoPrinter(baseUrl: string, write: (s: string) => void = (s) => process.stdout.write(s)): DemoPrinter {
+export function demoPrinter(
+  baseUrl: string,
+  write: (s: string) => void = (s) => process.stdout.write(s),
+): DemoPrinter {
   return {
     scene: (n, title, story) => write(`\n${n}. ${title}\n   ${story}\n`),
     step: (text) => write(`   - ${text}\n`),

@@ -2,7 +2,13 @@
 // Scenes that need the demo config (a provider that never answers, a slow primary, a signed
 // webhook source) say so and how to get it, instead of failing.
 import { Webhook } from 'standardwebhooks';
-import { type Job, type OnejobClient, isOnejobClientError, newIntentKey } from '../client/index.js';
+import {
+  createClient,
+  isOnejobClientError,
+  type Job,
+  newIntentKey,
+  type OnejobClient,
+} from '../client/index.js';
 import { DEMO_SECRET_ENV } from './demoConfig.js';
 import type { DemoPrinter } from './demoPrinter.js';
 
@@ -14,17 +20,28 @@ export interface DemoContext {
   env: NodeJS.ProcessEnv;
 }
 
-const NEEDS_DEMO_CONFIG = 'start the server with the demo config: `onejob demo --write-config demo.json`, then ' +
+const NEEDS_DEMO_CONFIG =
+  'start the server with the demo config: `onejob demo --write-config demo.json`, then ' +
   `\`${DEMO_SECRET_ENV}=whsec_$(head -c 24 /dev/urandom | base64) ONEJOB_CONFIG=demo.json npm start\`, and run the demo with the same ${DEMO_SECRET_ENV}`;
 
-const attempts = (job: Job) => job.attempts.map((a) => `#${a.n} ${a.provider} ${a.id === job.completedBy ? 'winner' : a.state}`).join(', ') || 'none';
+const attempts = (job: Job) =>
+  job.attempts
+    .map((a) => `#${a.n} ${a.provider} ${a.id === job.completedBy ? 'winner' : a.state}`)
+    .join(', ') || 'none';
 
-export async function runDemo(ctx: DemoContext, scenes = [doubleClick, stalledThenFallback, timeoutUnknown, reverseOrderRace, webhookRedelivered]) {
+export async function runDemo(
+  ctx: DemoContext,
+  scenes = [doubleClick, stalledThenFallback, timeoutUnknown, reverseOrderRace, webhookRedelivered],
+) {
   for (const [i, scene] of scenes.entries()) {
     try {
       await scene(ctx, i + 1);
     } catch (error) {
-      if (isOnejobClientError(error, 'operation_unknown') || isOnejobClientError(error, 'source_unknown') || isOnejobClientError(error, 'route_not_found')) {
+      if (
+        isOnejobClientError(error, 'operation_unknown') ||
+        isOnejobClientError(error, 'source_unknown') ||
+        isOnejobClientError(error, 'route_not_found')
+      ) {
         ctx.print.note(`this server lacks what the scene needs (${error.code}): ${NEEDS_DEMO_CONFIG}`);
       } else {
         ctx.print.note(`the scene stopped: ${error instanceof Error ? error.message : String(error)}`);
@@ -41,7 +58,9 @@ export async function doubleClick({ client, print }: DemoContext, n: number) {
     client.jobs.submit('charge', { amount: 1999, currency: 'USD' }, { idempotencyKey: key }),
   ]);
   print.naive('two requests, two jobs, the customer is charged twice.');
-  print.onejob(`two requests, one job ${a.job.id} (the second answer was replayed: ${a.replayed || b.replayed}).`);
+  print.onejob(
+    `two requests, one job ${a.job.id} (the second answer was replayed: ${a.replayed || b.replayed}).`,
+  );
   const ids = new Set([a.job.id, b.job.id]);
   if (ids.size !== 1) throw new Error(`expected one job id, got ${[...ids].join(', ')}`);
   const job = await client.jobs.wait(a.job.id, { timeoutMs: 10_000 });
@@ -50,7 +69,11 @@ export async function doubleClick({ client, print }: DemoContext, n: number) {
 }
 
 export async function stalledThenFallback({ client, baseUrl, token, print }: DemoContext, n: number) {
-  print.scene(n, 'A stalled request, then the fallback button', 'The first request gets no answer in time; the user clicks "try another way".');
+  print.scene(
+    n,
+    'A stalled request, then the fallback button',
+    'The first request gets no answer in time; the user clicks "try another way".',
+  );
   const key = newIntentKey('checkout-');
   // The first request reaches the server but its answer never reaches the user.
   const lost = new AbortController();
@@ -62,12 +85,18 @@ export async function stalledThenFallback({ client, baseUrl, token, print }: Dem
   });
   await first.then((r) => r.body?.cancel()).catch(() => undefined);
   print.step('request 1 committed on the server; the user saw a spinner and nothing else.');
-  const { job, replayed } = await client.jobs.submit('charge', { amount: 4200, currency: 'USD' }, { idempotencyKey: key });
+  const { job, replayed } = await client.jobs.submit(
+    'charge',
+    { amount: 4200, currency: 'USD' },
+    { idempotencyKey: key },
+  );
   print.naive('the fallback button posts a new request: a second job, a second charge.');
   print.onejob(`the fallback button reuses the intent key: job ${job.id} again (replayed: ${replayed}).`);
   try {
     const attempt = await client.jobs.retry(job.id);
-    print.onejob(`asking for a new attempt started attempt #${attempt.n} under the same job, never a new job.`);
+    print.onejob(
+      `asking for a new attempt started attempt #${attempt.n} under the same job, never a new job.`,
+    );
   } catch (error) {
     if (!isOnejobClientError(error)) throw error;
     print.onejob(`asking for a new attempt answered ${error.code}: ${error.detail}`);
@@ -78,9 +107,20 @@ export async function stalledThenFallback({ client, baseUrl, token, print }: Dem
 }
 
 export async function timeoutUnknown({ client, print }: DemoContext, n: number) {
-  print.scene(n, 'A timeout leaves the job unknown', 'The provider never answers. Did it charge? Nobody knows yet.');
-  const job = await client.jobs.create('demo-timeout', { amount: 990 }, { idempotencyKey: newIntentKey('slow-') });
-  const unknown = await client.jobs.wait(job.id, { timeoutMs: 15_000, until: (j) => j.state === 'unknown' || ['succeeded', 'failed', 'cancelled'].includes(j.state) });
+  print.scene(
+    n,
+    'A timeout leaves the job unknown',
+    'The provider never answers. Did it charge? Nobody knows yet.',
+  );
+  const job = await client.jobs.create(
+    'demo-timeout',
+    { amount: 990 },
+    { idempotencyKey: newIntentKey('slow-') },
+  );
+  const unknown = await client.jobs.wait(job.id, {
+    timeoutMs: 15_000,
+    until: (j) => j.state === 'unknown' || ['succeeded', 'failed', 'cancelled'].includes(j.state),
+  });
   print.naive('marks the job failed and retries: if the first call went through, that is a second charge.');
   print.onejob(`job state ${unknown.state}; attempts: ${attempts(unknown)}.`);
   try {
@@ -94,31 +134,64 @@ export async function timeoutUnknown({ client, print }: DemoContext, n: number) 
   if (open) {
     await client.jobs.abandon(job.id, open.n, 'demo: the provider confirmed it never charged');
     const after = await client.jobs.get(job.id);
-    print.onejob(`after an operator abandoned attempt #${open.n}: job ${after.state}, version ${after.version}; a late answer from it would be discarded.`);
+    print.onejob(
+      `after an operator abandoned attempt #${open.n}: job ${after.state}, version ${after.version}; a late answer from it would be discarded.`,
+    );
   }
   print.link(job.id);
 }
 
-export async function reverseOrderRace({ client, print }: DemoContext, n: number) {
-  print.scene(n, 'Two attempts finish in reverse order', 'The primary is slow; a hedge on the fallback starts later and answers first.');
-  const job = await client.jobs.create('demo-race', { text: 'race' }, { idempotencyKey: newIntentKey('race-') });
+export async function reverseOrderRace({ client, baseUrl, print, env }: DemoContext, n: number) {
+  print.scene(
+    n,
+    'Two attempts finish in reverse order',
+    'The primary is slow; a hedge on the fallback starts later and answers first.',
+  );
+  // A hedge goes only to a fallback that passed contract verification; with the admin token
+  // the demo verifies the fallback first, as an operator would.
+  const admin = env.ONEJOB_ADMIN_TOKEN;
+  if (admin) {
+    await createClient({ baseUrl, token: admin }).providers.verify('sim-quick', 'demo-race');
+    print.onejob(
+      'verified the fallback sim-quick against the demo-race contract before allowing failover to it.',
+    );
+  }
+  const job = await client.jobs.create(
+    'demo-race',
+    { text: 'race' },
+    { idempotencyKey: newIntentKey('race-') },
+  );
   const done = await client.jobs.wait(job.id, {
     timeoutMs: 15_000,
-    until: (j) => ['succeeded', 'failed', 'cancelled', 'unknown'].includes(j.state) && j.attempts.every((a) => a.finishedAt),
+    until: (j) =>
+      ['succeeded', 'failed', 'cancelled', 'unknown'].includes(j.state) &&
+      j.attempts.every((a) => a.finishedAt),
   });
   print.naive('both results are written; the last one to arrive overwrites the first, or both are appended.');
   const winner = done.attempts.find((a) => a.id === done.completedBy);
   print.onejob(`job ${done.state}; attempts: ${attempts(done)}.`);
-  if (done.attempts.length < 2) print.note('no hedge started: a hedge goes only to a fallback whose contract verification passed (onejob providers verify / POST /v1/providers/sim-quick/verify with the admin token).');
-  if (winner) print.onejob(`attempt #${winner.n} (${winner.provider}) won the compare-and-swap; a later result is discarded and recorded, not merged.`);
+  if (done.attempts.length < 2)
+    print.note(
+      "no hedge started: a hedge goes only to a fallback whose contract verification passed; run the demo with ONEJOB_ADMIN_TOKEN set to the server's admin token so it verifies sim-quick first.",
+    );
+  if (winner)
+    print.onejob(
+      `attempt #${winner.n} (${winner.provider}) won the compare-and-swap; a later result is discarded and recorded, not merged.`,
+    );
   print.link(job.id);
 }
 
 export async function webhookRedelivered({ baseUrl, print, env }: DemoContext, n: number) {
-  print.scene(n, 'A webhook redelivered three times', 'The payment provider did not get our 2xx in time and sends the event again, and again.');
+  print.scene(
+    n,
+    'A webhook redelivered three times',
+    'The payment provider did not get our 2xx in time and sends the event again, and again.',
+  );
   const secret = env[DEMO_SECRET_ENV];
   if (!secret) {
-    print.note(`set ${DEMO_SECRET_ENV} to the server's secret for the demo-payments source; ${NEEDS_DEMO_CONFIG}`);
+    print.note(
+      `set ${DEMO_SECRET_ENV} to the server's secret for the demo-payments source; ${NEEDS_DEMO_CONFIG}`,
+    );
     return;
   }
   const webhook = new Webhook(secret);
@@ -139,12 +212,21 @@ export async function webhookRedelivered({ baseUrl, print, env }: DemoContext, n
       body: payload,
     });
     const body = (await res.json()) as { jobId?: string; code?: string };
-    if (res.status === 404) throw Object.assign(new Error('no demo-payments source'), { code: 'source_unknown' });
-    answers.push({ status: res.status, jobId: body.jobId, replayed: res.headers.get('idempotent-replayed') === 'true' });
+    if (res.status === 404)
+      throw Object.assign(new Error('no demo-payments source'), { code: 'source_unknown' });
+    answers.push({
+      status: res.status,
+      jobId: body.jobId,
+      replayed: res.headers.get('idempotent-replayed') === 'true',
+    });
   }
-  print.naive('four deliveries, four charges (a fingerprint with the timestamp in it sees four different events).');
+  print.naive(
+    'four deliveries, four charges (a fingerprint with the timestamp in it sees four different events).',
+  );
   const jobs = new Set(answers.map((a) => a.jobId));
-  print.onejob(`four deliveries of ${eventId}: answers ${answers.map((a) => `${a.status}${a.replayed ? ' replayed' : ''}`).join(', ')}; ${jobs.size} job.`);
+  print.onejob(
+    `four deliveries of ${eventId}: answers ${answers.map((a) => `${a.status}${a.replayed ? ' replayed' : ''}`).join(', ')}; ${jobs.size} job.`,
+  );
   const [jobId] = [...jobs];
   if (jobId) print.link(jobId);
 }

@@ -16,6 +16,8 @@ export interface Operation {
   attemptTimeoutMs: number;
   maxAttempts: number;
   hedgeAfterMs: number | undefined;
+  /** Abort sibling calls still open once an attempt wins (pure operations only). */
+  abortLosers: boolean;
   retry: { baseDelayMs: number; maxDelayMs: number };
   config: OperationConfig | undefined;
   /** Problems with `input`, empty when it is acceptable. */
@@ -54,6 +56,7 @@ export function operationFromConfig(name: string, config: OperationConfig, ajv =
     attemptTimeoutMs: config.attemptTimeoutMs ?? OPERATION_DEFAULTS.attemptTimeoutMs,
     maxAttempts: config.maxAttempts ?? OPERATION_DEFAULTS.maxAttempts,
     hedgeAfterMs: config.hedgeAfterMs,
+    abortLosers: config.abortLosers ?? true,
     retry: {
       baseDelayMs: config.retry?.baseDelayMs ?? OPERATION_DEFAULTS.retry.baseDelayMs,
       maxDelayMs: config.retry?.maxDelayMs ?? OPERATION_DEFAULTS.retry.maxDelayMs,

@@ -22,7 +22,7 @@ interface Case {
   status: number;
   code: string;
   headers?: Record<string, string>;
-  body?: string | Uint8Array;
+  body?: string;
   token?: string | null;
 }
 
