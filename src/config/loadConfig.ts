@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { Ajv, type ErrorObject } from 'ajv';
+import { type OutputRule, ruleProblems } from '../providers/inference/outputRules.js';
 import { configSchema } from './configSchema.js';
 import { defaultConfig } from './defaultConfig.js';
 import type { OnejobConfig } from './types.js';
-import { type OutputRule, ruleProblems } from '../providers/inference/outputRules.js';
 
 /** A configuration the service refuses to start with. `path` is a JSON pointer to the bad key. */
 export class ConfigError extends Error {
@@ -70,7 +70,11 @@ export function validateConfig(
     op.providers.forEach((provider, i) => {
       const kind = config.providers[provider]?.kind;
       if (op.kind === 'inference.chat' && kind === 'http') {
-        throw new ConfigError(`/operations/${name}/providers/${i}`, `names provider "${provider}" of kind http, which cannot run inference.chat operations`, source);
+        throw new ConfigError(
+          `/operations/${name}/providers/${i}`,
+          `names provider "${provider}" of kind http, which cannot run inference.chat operations`,
+          source,
+        );
       }
     });
     if (op.kind === 'inference.chat' && !op.prompt) {
