@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 
 declare module 'fastify' {
@@ -15,6 +15,19 @@ export function ownerOf(request: FastifyRequest): string {
   return request.ownerId;
 }
 
+// Random bytes for new trace ids, drawn from a pool refilled 256 ids at a time: one call
+// into the CSPRNG per request showed up as 5% of the server's CPU under load.
+const POOL = Buffer.allocUnsafe(24 * 256);
+let poolOffset = POOL.length;
+function randomHex24(): string {
+  if (poolOffset >= POOL.length) {
+    randomFillSync(POOL);
+    poolOffset = 0;
+  }
+  poolOffset += 24;
+  return POOL.toString('hex', poolOffset - 24, poolOffset);
+}
+
 const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /**
@@ -24,5 +37,6 @@ const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 export function traceparentOf(request: FastifyRequest): string {
   const header = request.headers.traceparent;
   if (typeof header === 'string' && TRACEPARENT.test(header) && !/^00-0{32}-/.test(header)) return header;
-  return `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
+  const hex = randomHex24();
+  return `00-${hex.slice(0, 32)}-${hex.slice(32)}-01`;
 }
