@@ -187,7 +187,8 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
     ledger: createLedgerHandle(pool),
     async start(o) {
       if (roles) throw new Error('onejob.start(): the roles already run; stop() them first');
-      roles = await startRoles(onejob, o);
+      // The relay reads publisher secrets from the same env as the providers.
+      roles = await startRoles(onejob, { ...o, relay: { env: options.env, ...o?.relay } });
       return roles;
     },
     async stop() {
