@@ -31,7 +31,17 @@ export function createInboxHandle(getOnejob: () => Onejob, config: OnejobConfig,
     async receive(name, delivery) {
       const source = sources().get(name);
       if (!source) throw new OnejobError('source_unknown', `No inbox source is configured as "${name}".`);
-      return receiveWebhook(getOnejob(), source, delivery);
+      const onejob = getOnejob();
+      let answer: DeliveryAnswer & { eventId: string };
+      try {
+        answer = await receiveWebhook(onejob, source, delivery);
+      } catch (error) {
+        const outcome = error instanceof OnejobError ? error.code : 'error';
+        onejob.metrics.inboxDeliveries.inc({ source: source.name, outcome });
+        throw error;
+      }
+      onejob.metrics.inboxDeliveries.inc({ source: source.name, outcome: answer.replayed ? 'replayed' : 'accepted' });
+      return answer;
     },
     list: (query) => listInboxEvents(getOnejob().pool, query),
   };

@@ -1,9 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Onejob } from '../../createOnejob.js';
-import { OnejobError } from '../../errors/OnejobError.js';
 import { failpoint } from '../../failpoints/failpoints.js';
-import { inboxSources } from '../../inbox/inboxSources.js';
-import { receiveWebhook } from '../../inbox/receiveWebhook.js';
 import { traceparentOf } from '../requestContext.js';
 import { problemResponse } from '../schemas.js';
 
@@ -13,7 +10,8 @@ import { problemResponse } from '../schemas.js';
  * other route: signatures cover the bytes as sent, which parsed JSON cannot reproduce.
  */
 export async function inboxRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
-  const sources = inboxSources(onejob.config);
+  // Built now, so a source with a missing secret stops the server from starting.
+  onejob.inbox.sources();
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
@@ -44,31 +42,15 @@ export async function inboxRoutes(app: FastifyInstance, { onejob }: { onejob: On
       },
     },
     async (request, reply) => {
-      const source = sources.get(request.params.source);
-      if (!source)
-        throw new OnejobError(
-          'source_unknown',
-          `No inbox source is configured as "${request.params.source}".`,
-        );
-      let answer: Awaited<ReturnType<typeof receiveWebhook>>;
-      try {
-        answer = await receiveWebhook(onejob, source, {
-          headers: request.headers,
-          rawBody: request.body ?? Buffer.alloc(0),
-          traceparent: traceparentOf(request),
-        });
-      } catch (error) {
-        const outcome = error instanceof OnejobError ? error.code : 'error';
-        onejob.metrics.inboxDeliveries.inc({ source: source.name, outcome });
-        throw error;
-      }
-      onejob.metrics.inboxDeliveries.inc({
-        source: source.name,
-        outcome: answer.replayed ? 'replayed' : 'accepted',
+      // Unknown source (404), event id, signature and input checks all happen in the library.
+      const answer = await onejob.inbox.receive(request.params.source, {
+        headers: request.headers,
+        rawBody: request.body ?? Buffer.alloc(0),
+        traceparent: traceparentOf(request),
       });
       request.log.info(
         {
-          source: source.name,
+          source: request.params.source,
           eventId: answer.eventId,
           jobId: answer.body.jobId,
           replayed: answer.replayed,
