@@ -18,7 +18,7 @@ export interface ClaimedAttempt {
 const PICK_SQL = `
 SELECT id, extract(epoch FROM clock_timestamp() - run_after)::float8 AS waited
 FROM onejob.jobs
-WHERE state = 'queued' AND run_after <= now()
+WHERE state = 'queued' AND run_after <= now() AND operation = ANY($1::text[])
 ORDER BY run_after, created_at
 LIMIT 1
 FOR NO KEY UPDATE SKIP LOCKED`;
@@ -34,7 +34,8 @@ export async function claimQueuedJob(
   },
 ): Promise<ClaimedAttempt | undefined> {
   return inTransaction(db, async (tx) => {
-    const { rows } = await tx.query<{ id: string; waited: number }>(PICK_SQL);
+    // Only operations this process runs: code operations live in the processes that define them.
+    const { rows } = await tx.query<{ id: string; waited: number }>(PICK_SQL, [operations.names()]);
     const picked = rows[0];
     if (!picked) return undefined;
     const job = await lockJob(tx, picked.id);
@@ -61,6 +62,7 @@ const CLAIM_UNOWNED_SQL = `
 WITH picked AS (
   SELECT id FROM onejob.attempts
   WHERE state = 'starting' AND lease_owner IS NULL
+    AND ($3::text[] IS NULL OR job_id IN (SELECT id FROM onejob.jobs WHERE operation = ANY($3::text[])))
   ORDER BY started_at
   LIMIT 1
   FOR UPDATE SKIP LOCKED
@@ -77,11 +79,12 @@ const JOB_SQL = 'SELECT id, operation, input, traceparent FROM onejob.jobs WHERE
 /** Takes one attempt that was started through the API and waits for a worker. */
 export async function claimUnownedAttempt(
   db: Queryable,
-  worker: { id: string; leaseMs: number },
+  worker: { id: string; leaseMs: number; operations?: string[] },
 ): Promise<ClaimedAttempt | undefined> {
   const { rows } = await db.query<AttemptRow & { waited: number }>(CLAIM_UNOWNED_SQL, [
     worker.id,
     worker.leaseMs,
+    worker.operations ?? null,
   ]);
   const row = rows[0];
   if (!row) return undefined;

@@ -284,7 +284,7 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
       try {
         while (running && busy < concurrency) {
           const claimed =
-            (await claimUnownedAttempt(pool, { id, leaseMs })) ??
+            (await claimUnownedAttempt(pool, { id, leaseMs, operations: operations.names() })) ??
             (await claimQueuedJob(pool, operations, { id, leaseMs, chooseProvider }));
           if (!claimed) break;
           metrics.claimLatency.observe(claimed.waitedSeconds);
