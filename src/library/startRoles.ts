@@ -2,6 +2,7 @@
 // `onejob.start()` in a library, `onejob serve --role` in the service.
 import type { Onejob } from '../createOnejob.js';
 import type { WorkerOptions } from '../attempts/worker.js';
+import { startCostPoster } from '../ledger/postPendingAttemptCosts.js';
 import { type Relay, type RelayOptions, startRelay } from '../outbox/startRelay.js';
 
 export type BackgroundRole = 'worker' | 'relay';
@@ -31,6 +32,11 @@ export async function startRoles(onejob: Onejob, options: StartOptions = {}): Pr
     if (roles.includes('worker')) {
       const worker = onejob.attempts.startWorker(options.worker);
       stops.push(() => worker.stop());
+      // Finished attempts' costs go to the ledger (idempotent per attempt).
+      const stopCosts = startCostPoster(onejob.pool, onejob.config, (error) =>
+        onejob.logger.warn({ err: error }, 'posting attempt costs failed; retrying'),
+      );
+      stops.push(stopCosts);
     }
     if (roles.includes('relay')) {
       const started = await startRelay(onejob, options.relay);
