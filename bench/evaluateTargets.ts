@@ -1,7 +1,8 @@
 // The targets onejob is held to, as ratios against the raw limit and the peers measured
 // in the same run (absolute numbers move with the machine; ratios mostly do not).
-import { round } from './latencyStats.js';
+
 import type { ScenarioRecord, TargetRecord } from './benchResult.js';
+import { round } from './latencyStats.js';
 
 export function evaluateTargets(scenarios: ScenarioRecord[]): TargetRecord[] {
   const rate = (id: string) => {

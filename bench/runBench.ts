@@ -16,8 +16,8 @@ import { silentProgress, stderrProgress } from './progress.js';
 import { claimComplete, claimCompleteUnavailable } from './scenarios/claimComplete.js';
 import { jetstreamPublish } from './scenarios/jetstreamPublish.js';
 import { graphileAddJob, graphileNoop, pgBossSend } from './scenarios/peers.js';
-import { relayThroughput, relayUnavailable } from './scenarios/relayThroughput.js';
 import { queueJobs, rawClaimComplete, rawCreate, rawLookup, registerPublisher } from './scenarios/rawSql.js';
+import { relayThroughput, relayUnavailable } from './scenarios/relayThroughput.js';
 import { BENCH_TOKEN, ROOT, type ServerProcess, startServer } from './serverProcess.js';
 
 /** Jobs seeded per intake database for the replay scenarios (b) and the raw lookup. */

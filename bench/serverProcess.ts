@@ -1,7 +1,7 @@
 // The onejob server under test, run from source as a child process (`onejob serve`) so
 // its CPU and memory are its own: RSS is read from /proc/<pid>/status of that process.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { openSync, closeSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -86,7 +86,12 @@ export async function startServer(o: StartServerOptions): Promise<ServerProcess>
   );
   closeSync(log);
   let exited = false;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   const ready = o.roles.split(',').includes('api') ? `${url}/healthz` : undefined;

@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { fingerprint } from '../../src/jobs/fingerprint.js';
 import { CREATE_SQL, CREATE_STATEMENT } from '../../src/jobs/createJob.js';
+import { fingerprint } from '../../src/jobs/fingerprint.js';
 import { JOB_COLUMNS } from '../../src/jobs/jobView.js';
 import { type LoadResult, measureLoad } from '../measureLoad.js';
 import type { Progress } from '../progress.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BENCH_OPTIONS } from '../../bench/benchOptions.js';
 import type { BenchRun } from '../../bench/benchResult.js';
-import { SCENARIO_IDS, runBench } from '../../bench/runBench.js';
+import { runBench, SCENARIO_IDS } from '../../bench/runBench.js';
 import { ADMIN_URL } from '../helpers/testDatabase.js';
 
 const dir = await mkdtemp(join(os.tmpdir(), 'onejob-bench-smoke-'));
