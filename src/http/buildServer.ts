@@ -4,8 +4,9 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Onejob } from '../createOnejob.js';
 import { dashboardRoutes } from '../dashboard/dashboardRoutes.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import type { ApiKeys } from './apiKeys.js';
+import { problemDocument } from '../errors/problemDocument.js';
 import { isAdminToken } from './adminToken.js';
+import type { ApiKeys } from './apiKeys.js';
 import { errorHandler } from './errorHandler.js';
 import { attemptsRoutes } from './routes/attemptsRoutes.js';
 import { healthRoutes } from './routes/healthRoutes.js';
@@ -32,6 +33,30 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   const app = Fastify({
     loggerInstance: onejob.logger as unknown as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
+    // Bytes Node's HTTP parser rejects (control characters in headers, oversized headers)
+    // never reach a route; answer them with a problem document too.
+    clientErrorHandler: (error, socket) => {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ECONNRESET' || code === 'EPIPE' || !socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const tooLarge = code === 'HPE_HEADER_OVERFLOW';
+      const status = tooLarge ? 431 : 400;
+      const body = JSON.stringify({
+        ...problemDocument(
+          new OnejobError(
+            'request_invalid',
+            tooLarge ? 'The request headers are too large.' : 'The request is not valid HTTP.',
+          ),
+        ),
+        status,
+      });
+      socket.end(
+        `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+          `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
     // Fastify's own request logging writes two lines per request (incoming, completed),
     // serialising the request each time: a third of the server's CPU at info level under
     // load. The onResponse hook below writes one shorter line instead.
@@ -87,7 +112,9 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
     if (request.routeOptions.config?.admin) {
       if (isAdminToken(match?.[1], options.adminToken)) return;
-      const why = options.adminToken ? 'Send Authorization: Bearer <ONEJOB_ADMIN_TOKEN>.' : 'ONEJOB_ADMIN_TOKEN is not set, so operator endpoints are closed.';
+      const why = options.adminToken
+        ? 'Send Authorization: Bearer <ONEJOB_ADMIN_TOKEN>.'
+        : 'ONEJOB_ADMIN_TOKEN is not set, so operator endpoints are closed.';
       return sendProblem(reply, new OnejobError('admin_token_required', why));
     }
     const owner = match?.[1] ? options.apiKeys.ownerOf(match[1]) : undefined;
@@ -113,7 +140,13 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
       reply.elapsedTime / 1000,
     );
     request.log.info(
-      { ...request.logFields, method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      {
+        ...request.logFields,
+        method: request.method,
+        url: request.url,
+        statusCode: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
       'request completed',
     );
   });

@@ -155,3 +155,29 @@ describe('bad input to POST /v1/jobs gets a clear problem and writes nothing', (
     expect(((await w.json()) as { code: string }).code).toBe('request_invalid');
   });
 });
+
+describe('bytes the HTTP parser rejects', () => {
+  it('a control character in a header gets a problem document, not a bare parser error', async () => {
+    const { connect } = await import('node:net');
+    const url = new URL(t.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () => {
+        socket.write(
+          'POST /v1/jobs HTTP/1.1\r\nHost: x\r\nIdempotency-Key: a\x01b\r\nContent-Length: 0\r\n\r\n',
+        );
+      });
+      let data = '';
+      socket.on('data', (chunk) => {
+        data += chunk.toString();
+      });
+      socket.on('end', () => resolve(data));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400/);
+    expect(raw).toMatch(/content-type: application\/problem\+json/i);
+    expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      status: 400,
+      code: 'request_invalid',
+    });
+  });
+});
