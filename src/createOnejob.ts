@@ -4,6 +4,7 @@ import { type AttemptsHandle, createAttemptsHandle } from './attempts/attemptsHa
 import type { OnejobConfig } from './config/types.js';
 import { createPool, type Queryable } from './db/createPool.js';
 import { isOnejobError } from './errors/OnejobError.js';
+import { Wakeups } from './events/wakeups.js';
 import { archiveJobs } from './jobs/archiveJobs.js';
 import { type CreateJobRequest, type CreateJobResult, createJob } from './jobs/createJob.js';
 import { getJob } from './jobs/getJob.js';
@@ -82,6 +83,13 @@ export interface Onejob {
   readonly inbox: InboxHandle;
   /** The append-only ledger. */
   readonly ledger: LedgerHandle;
+  /**
+   * Wake-ups sent after commit: relays (`outbox()`) and long-polls (`jobSettled(id)`).
+   * onejob calls them after its own commits; after committing your own transaction that
+   * created jobs or published events with `{ tx }`, call `outbox()` to have them
+   * published now rather than at the relay's next poll.
+   */
+  readonly wakeups: Wakeups;
   /** Starts the background roles in this process: the worker and the outbox relay (default both). */
   start(options?: StartOptions): Promise<RunningRoles>;
   /** Stops the roles start() started; the pool stays open (close() ends everything). */
@@ -133,6 +141,8 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
   const operations = new OperationRegistry(config);
   const listener = connectionString ? new JobSettledListener(connectionString, logger) : undefined;
   const closers: (() => Promise<void> | void)[] = [];
+  const wakeups = new Wakeups(pool, { logger });
+  const outbox = createOutboxHandle(pool);
 
   const db = (o?: TxOption): Queryable => o?.tx ?? pool;
   // A typed read names the operation it expects; any other job is not found, like another owner's.
@@ -160,7 +170,12 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
           throw error;
         }
         if (result.replayed) metrics.idempotentReplays.inc({ operation: req.operation });
-        else metrics.jobsCreated.inc({ operation: req.operation });
+        else {
+          metrics.jobsCreated.inc({ operation: req.operation });
+          // Committed already unless it joined the caller's transaction (whose commit we do
+          // not see: the relay's poll publishes it).
+          if (!o?.tx) wakeups.outbox();
+        }
         return result;
       },
       get: async (ownerId, id, o) => ofOperation(await getJob(db(o), ownerId, id), o?.operation),
@@ -182,9 +197,17 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
     },
     providers: createProviders(config, options.env),
     attempts: createAttemptsHandle(() => onejob),
-    outbox: createOutboxHandle(pool),
+    outbox: {
+      ...outbox,
+      async publish(input, o) {
+        const result = await outbox.publish(input, o);
+        if (result.inserted && !o?.tx) wakeups.outbox();
+        return result;
+      },
+    },
     inbox: createInboxHandle(() => onejob, config, options.env),
     ledger: createLedgerHandle(pool),
+    wakeups,
     async start(o) {
       if (roles) throw new Error('onejob.start(): the roles already run; stop() them first');
       // The relay reads publisher secrets from the same env as the providers.
@@ -202,6 +225,7 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
     async close() {
       await onejob.stop();
       for (const fn of closers.reverse()) await fn();
+      await wakeups.close();
       await listener?.close();
       if (ownsPool) await pool.end();
     },

@@ -46,17 +46,20 @@ export function createAttemptsHandle(getOnejob: () => Onejob): AttemptsHandle {
         leaseMs: onejob.config.worker?.leaseMs ?? WORKER_DEFAULTS.leaseMs,
       });
       for (const w of workers) w.wake();
+      onejob.wakeups.outbox();
       return attemptView(attempt);
     },
     async abandon(ownerId, jobId, n, reason) {
       const onejob = getOnejob();
       await abandonAttempt(onejob.pool, onejob.operations, { jobId, ownerId, n, reason });
+      onejob.wakeups.jobSettled(jobId);
       onejob.metrics.attempts.inc({ outcome: 'abandoned' });
       return getJob(onejob.pool, ownerId ?? (await ownerOfJob(onejob, jobId)), jobId);
     },
     async cancel(ownerId, jobId) {
       const onejob = getOnejob();
       await cancelJob(onejob.pool, { jobId, ownerId });
+      onejob.wakeups.jobSettled(jobId);
       return getJob(onejob.pool, ownerId ?? (await ownerOfJob(onejob, jobId)), jobId);
     },
     startWorker(options) {

@@ -106,6 +106,7 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
         usage: outcome.usage,
         costMicros: outcome.costMicros,
       });
+      onejob.wakeups.jobSettled(attempt.job_id);
       metrics.attempts.inc({ outcome: done.kind });
       if (done.kind === 'lost_race') metrics.attemptRaces.inc();
       log.info({ ...tag, completion: done.kind }, 'attempt aborted: a sibling attempt won');
@@ -113,6 +114,7 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
     }
     if (outcome.kind === 'success') {
       const done = await completeAttempt(pool, attempt.id, outcome);
+      onejob.wakeups.jobSettled(attempt.job_id);
       if (done.kind === 'won' && operation.effect === 'pure' && operation.abortLosers) abortSiblings(attempt);
       metrics.attempts.inc({ outcome: done.kind === 'won' ? 'succeeded' : done.kind });
       if (done.kind === 'lost_race') metrics.attemptRaces.inc();
@@ -127,6 +129,7 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
       const failed = await failAttempt(pool, operations, attempt.id, outcome, {
         from: ['running', 'unknown'],
       });
+      onejob.wakeups.jobSettled(attempt.job_id);
       if (failed.failed) metrics.attempts.inc({ outcome: 'failed' });
       log.info(
         { ...tag, error: outcome.error, job: failed.failed ? failed.job : undefined },
@@ -139,6 +142,7 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
         usage: outcome.usage,
         costMicros: outcome.costMicros,
       });
+      onejob.wakeups.jobSettled(attempt.job_id);
       if (marked.marked) metrics.attempts.inc({ outcome: 'unknown' });
       log.warn({ ...tag, error: outcome.error }, 'attempt outcome unknown');
     }
@@ -217,6 +221,7 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
           code: 'timeout',
           message: `no answer within attemptTimeoutMs (${operation.attemptTimeoutMs} ms)`,
         }).then((r) => {
+          onejob.wakeups.jobSettled(attempt.job_id);
           if (r.marked) metrics.attempts.inc({ outcome: 'unknown' });
           log.warn(
             { jobId: attempt.job_id, n: attempt.n, job: r.marked ? r.job : undefined },

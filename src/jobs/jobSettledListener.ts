@@ -1,12 +1,15 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { JOB_SETTLED_CHANNEL } from '../events/wakeups.js';
 
 type Waiter = () => void;
 
 /**
  * Wakes long-polling readers when a job settles. One LISTEN connection per process
- * serves every waiter; the trigger onejob.notify_job_settled sends the job id. If the
- * connection is down, waiters still wake on their own poll interval.
+ * serves every waiter. Whoever settles a job notifies after its commit
+ * (`Wakeups.jobSettled`, src/events/wakeups.ts) with a comma-separated list of job ids.
+ * A settlement that sends no wake-up (another process's notification lost, a settlement
+ * inside a caller's transaction) is seen on the waiter's own re-read interval.
  */
 export class JobSettledListener {
   private client: pg.Client | undefined;
@@ -44,7 +47,10 @@ export class JobSettledListener {
         application_name: 'onejob-listen',
       });
       client.on('notification', (msg) => {
-        if (msg.payload) for (const wake of [...(this.waiters.get(msg.payload) ?? [])]) wake();
+        if (!msg.payload || this.waiters.size === 0) return;
+        for (const id of msg.payload.split(',')) {
+          for (const wake of [...(this.waiters.get(id) ?? [])]) wake();
+        }
       });
       client.on('error', (error) => {
         this.logger?.warn({ err: error }, 'job listener connection lost');
@@ -52,7 +58,7 @@ export class JobSettledListener {
       });
       try {
         await client.connect();
-        await client.query('LISTEN onejob_job_settled');
+        await client.query(`LISTEN ${JOB_SETTLED_CHANNEL}`);
         if (this.closed) await client.end();
         else this.client = client;
       } catch (error) {
