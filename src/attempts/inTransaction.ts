@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Queryable } from '../db/createPool.js';
+import { type Queryable, withTransaction } from '../db/createPool.js';
 
 type Client = Pick<pg.PoolClient, 'query'>;
 
@@ -12,18 +12,7 @@ type Client = Pick<pg.PoolClient, 'query'>;
 export async function inTransaction<T>(db: Queryable, fn: (tx: Client) => Promise<T>): Promise<T> {
   const pool = db as Partial<pg.Pool>;
   if (typeof pool.connect === 'function' && typeof pool.totalCount === 'number') {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await fn(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    return withTransaction(db as pg.Pool, fn);
   }
   const client = db as Client;
   await client.query('SAVEPOINT onejob_attempts');
