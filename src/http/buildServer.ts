@@ -1,5 +1,5 @@
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import type { Onejob } from '../createOnejob.js';
 import { dashboardRoutes } from '../dashboard/dashboardRoutes.js';
@@ -60,7 +60,7 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
     // Fastify's own request logging writes two lines per request (incoming, completed),
     // serialising the request each time: a third of the server's CPU at info level under
     // load. The onResponse hook below writes one shorter line instead.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : uuidv7();
