@@ -26,9 +26,12 @@ LIMIT $2
 FOR UPDATE OF d SKIP LOCKED`;
 
 // With the heads held, the pending rows that follow them in their subjects can go in the
-// same batch. A global seq order with a LIMIT keeps each subject's rows a prefix.
+// same batch. A global seq order with a LIMIT keeps each subject's rows a prefix. The
+// event comes as text: publishers send the stored JSON as it is, without a parse and a
+// serialisation per event in the relay.
 const RUNS_SQL = `
-SELECT d.event_id AS id, d.seq::text AS seq, d.subject, d.attempts, d.next_attempt_at <= now() AS due, o.type, o.event
+SELECT d.event_id AS id, d.seq::text AS seq, d.subject, d.attempts, d.next_attempt_at <= now() AS due, o.type,
+       o.event::text AS json
 FROM onejob.outbox_deliveries d JOIN onejob.outbox o ON o.id = d.event_id
 WHERE d.publisher = $1 AND d.subject = ANY($2::text[]) AND d.state = 'pending'
 ORDER BY d.seq
@@ -42,7 +45,7 @@ interface RunRow {
   attempts: number;
   due: boolean;
   type: string;
-  event: CloudEvent;
+  json: string;
 }
 
 /**
@@ -68,15 +71,25 @@ export async function claimOutboxBatch(
       continue;
     }
     const run = bySubject.get(row.subject) ?? [];
-    run.push({
-      id: row.id,
-      seq: row.seq,
-      subject: row.subject,
-      type: row.type,
-      event: row.event,
-      attempts: row.attempts,
-    });
+    run.push(claimedDelivery(row));
     bySubject.set(row.subject, run);
   }
   return [...bySubject.values()];
+}
+
+function claimedDelivery(row: RunRow): ClaimedDelivery {
+  let event: CloudEvent | undefined;
+  return {
+    id: row.id,
+    seq: row.seq,
+    subject: row.subject,
+    type: row.type,
+    attempts: row.attempts,
+    json: row.json,
+    // Parsed only for a publisher that reads it.
+    get event(): CloudEvent {
+      event ??= JSON.parse(row.json) as CloudEvent;
+      return event;
+    },
+  };
 }

@@ -12,8 +12,12 @@ export interface OutboxSettings {
 }
 
 export const OUTBOX_DEFAULTS: OutboxSettings = {
-  batchSize: 200,
-  pollMs: 1_000,
+  // Large enough that a batch keeps the publisher's window (256 in flight) full while
+  // the other pass commits.
+  batchSize: 500,
+  // Writers wake relays after commit; the poll covers the wake-ups that never come (a
+  // write inside a caller's transaction, a lost notification) and retries coming due.
+  pollMs: 200,
   // A week: far longer than JetStream's 2-minute duplicate window or a typical consumer
   // inbox retention, so the outbox still holds every id a consumer may ask about.
   retentionHours: 168,

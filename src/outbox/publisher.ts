@@ -7,6 +7,16 @@ export interface OutboxEvent {
   subject: string;
   seq: string;
   event: CloudEvent;
+  /**
+   * The event as stored, JSON text. The relay sets it (and parses `event` only if a
+   * publisher reads it), so publishers send this rather than serialising `event` again.
+   */
+  json?: string;
+}
+
+/** The JSON text to send for `e`: the stored text when there is one. */
+export function eventJson(e: OutboxEvent): string {
+  return e.json ?? JSON.stringify(e.event);
 }
 
 /** What the broker said when it accepted an event. */

@@ -10,8 +10,17 @@ import { createPublishers } from './publishers/createPublishers.js';
 import { registerPublishers } from './registerPublishers.js';
 import { relayBatch } from './relayBatch.js';
 
-/** Channel the outbox trigger notifies on commit (migrations/0003_outbox.sql). */
-export const OUTBOX_CHANNEL = 'onejob_outbox';
+import { OUTBOX_CHANNEL } from '../events/wakeups.js';
+
+/** Channel writers notify after committing outbox events (src/events/wakeups.ts). */
+export { OUTBOX_CHANNEL };
+
+// Passes per publisher running side by side, each its own transaction on its own
+// connection: while one batch waits for its last acks and commits its marks, the next is
+// already claimed and publishing. They split the rows through SKIP LOCKED like separate
+// relays do, and a subject whose earliest pending row one pass holds is left out of the
+// other's claim, so per-subject order is unchanged.
+const PASSES_PER_PUBLISHER = 2;
 
 const METRICS_INTERVAL_MS = 2_000;
 // A broker that cannot be reached is retried from 100 ms up to this, doubling.
@@ -64,9 +73,10 @@ class Wakeup {
 
 /**
  * The relay role: publishes outbox events to every configured publisher. Each publisher
- * has its own loop, woken by LISTEN/NOTIFY when events commit and by a poll as a
- * fallback (a lost notification, a retry coming due). Any number of relays may run
- * against one database; they share the work through row locks.
+ * has its own loops (PASSES_PER_PUBLISHER), woken by LISTEN/NOTIFY when writers commit
+ * events and by a poll as a fallback (a lost notification, a write in a caller's
+ * transaction, a retry coming due). Any number of relays may run against one database;
+ * they share the work through row locks.
  */
 export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Promise<Relay> {
   const { pool, logger, metrics, config } = onejob;
@@ -79,10 +89,10 @@ export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Pr
   const stats = new Map<string, RelayStats>(
     publishers.map((p) => [p.name, { published: 0, duplicates: 0, refused: 0, dead: 0 }]),
   );
-  const wakeups = new Map(publishers.map((p) => [p.name, new Wakeup()]));
+  const wakeups: Wakeup[] = [];
   const stopping = new AbortController();
   const wakeAll = () => {
-    for (const w of wakeups.values()) w.signal();
+    for (const w of wakeups) w.signal();
   };
 
   await registerPublishers(pool, publishers);
@@ -121,7 +131,8 @@ export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Pr
   await listen();
 
   const runPublisher = async (publisher: Publisher, policy: RetryPolicy) => {
-    const wakeup = wakeups.get(publisher.name) as Wakeup;
+    const wakeup = new Wakeup();
+    wakeups.push(wakeup);
     const counters = stats.get(publisher.name) as RelayStats;
     let backoff = 0;
     while (!stopping.signal.aborted) {
@@ -164,7 +175,9 @@ export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Pr
       if (claimed === 0) await wakeup.wait(settings.pollMs);
     }
   };
-  const loops = publishers.map((p) => runPublisher(p, retryPolicy(settings, own.get(p.name))));
+  const loops = publishers.flatMap((p) =>
+    Array.from({ length: PASSES_PER_PUBLISHER }, () => runPublisher(p, retryPolicy(settings, own.get(p.name)))),
+  );
 
   const refreshMetrics = async () => {
     try {

@@ -1,4 +1,4 @@
-import type { Publisher } from '../publisher.js';
+import { eventJson, type Publisher } from '../publisher.js';
 
 /** The default publisher: one CloudEvent JSON line per event on stdout. */
 export function logPublisher(options: { name?: string; write?: (line: string) => void } = {}): Publisher {
@@ -8,7 +8,7 @@ export function logPublisher(options: { name?: string; write?: (line: string) =>
     kind: 'log',
     concurrency: 1,
     async publish(e) {
-      write(`${JSON.stringify(e.event)}\n`);
+      write(`${eventJson(e)}\n`);
       return {};
     },
     async close() {},

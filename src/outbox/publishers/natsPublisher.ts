@@ -6,7 +6,7 @@ import {
   jetstreamManager,
 } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { PublishError, type Publisher } from '../publisher.js';
+import { eventJson, PublishError, type Publisher } from '../publisher.js';
 
 export interface NatsPublisherOptions {
   name?: string;
@@ -107,7 +107,7 @@ export function natsPublisher(options: NatsPublisherOptions): Publisher {
       const client_ = await client();
       const subject = prefix + e.type;
       try {
-        const ack = await client_.publish(subject, JSON.stringify(e.event), { msgID: e.id, timeout });
+        const ack = await client_.publish(subject, eventJson(e), { msgID: e.id, timeout });
         return { duplicate: ack.duplicate };
       } catch (error) {
         if (error instanceof JetStreamApiError) {

@@ -1,5 +1,5 @@
 import amqp from 'amqplib';
-import { PublishError, type Publisher, withTimeout } from '../publisher.js';
+import { eventJson, PublishError, type Publisher, withTimeout } from '../publisher.js';
 
 export interface RabbitPublisherOptions {
   name?: string;
@@ -80,7 +80,7 @@ export function rabbitPublisher(options: RabbitPublisherOptions): Publisher {
           channel.publish(
             exchange,
             e.type,
-            Buffer.from(JSON.stringify(e.event)),
+            Buffer.from(eventJson(e)),
             {
               persistent: true,
               messageId: e.id,

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { PublishError, type Publisher } from '../publisher.js';
+import { eventJson, PublishError, type Publisher } from '../publisher.js';
 
 export interface WebhookPublisherOptions {
   name?: string;
@@ -28,7 +28,7 @@ export function webhookPublisher(options: WebhookPublisherOptions): Publisher {
     kind: 'webhook',
     concurrency: options.concurrency ?? 16,
     async publish(e) {
-      const body = JSON.stringify(e.event);
+      const body = eventJson(e);
       const now = new Date();
       const headers: Record<string, string> = {
         ...options.headers,
