@@ -1,0 +1,136 @@
+// Wake-ups leave the writing transactions: a transaction that NOTIFYs commits under a
+// global lock, so job intake and settlement must not notify. The engine notifies after
+// commit instead, and the long-poll listener reads the batched job ids.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cancelJob } from '../../src/attempts/cancelJob.js';
+import type { Onejob } from '../../src/createOnejob.js';
+import { JOB_SETTLED_CHANNEL, OUTBOX_CHANNEL, Wakeups } from '../../src/events/wakeups.js';
+import { JobSettledListener } from '../../src/jobs/jobSettledListener.js';
+import { publishEvent } from '../../src/outbox/publishEvent.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
+import { configWith, engine, waitFor } from './outboxTestKit.js';
+
+let db: TestDatabase;
+let pool: pg.Pool;
+let onejob: Onejob;
+let listener: pg.Client;
+const heard: { channel: string; payload: string }[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: db.url });
+  // A registered publisher, so outbox inserts fan out to delivery rows as in production.
+  await pool.query(`INSERT INTO onejob.outbox_publishers (name, kind) VALUES ('test', 'log')`);
+  onejob = engine(db.url, configWith({ publishers: [{ kind: 'log', name: 'test' }] }));
+  listener = new pg.Client({ connectionString: db.url });
+  await listener.connect();
+  listener.on('notification', (m) => heard.push({ channel: m.channel, payload: m.payload ?? '' }));
+  await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
+  await listener.query(`LISTEN ${JOB_SETTLED_CHANNEL}`);
+});
+afterAll(async () => {
+  await listener?.end();
+  await onejob?.close();
+  await pool?.end();
+  await db?.drop();
+});
+
+/**
+ * Everything heard since `from` (an index into `heard`) and before a marker sent now.
+ * Notifications reach a listener in commit order, so once the marker arrives every
+ * earlier notification has arrived too.
+ */
+async function heardBeforeMarker(from = heard.length): Promise<{ channel: string; payload: string }[]> {
+  const marker = `marker-${randomUUID()}`;
+  await pool.query('SELECT pg_notify($1, $3), pg_notify($2, $3)', [OUTBOX_CHANNEL, JOB_SETTLED_CHANNEL, marker]);
+  await waitFor(async () => heard.filter((h) => h.payload === marker).length === 2, 'the markers');
+  return heard.slice(from).filter((h) => h.payload !== marker);
+}
+
+const request = (key: string) => ({
+  ownerId: 'shop',
+  idempotencyKey: key,
+  operation: 'charge',
+  input: { amount: 5 },
+});
+
+describe('wake-ups after commit', () => {
+  it('a transaction that creates a job, writes an event and cancels a job commits without notifying', async () => {
+    await heardBeforeMarker();
+    const from = heard.length;
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { job } = await onejob.jobs.create(request(`k-${randomUUID()}`), { tx: client });
+      await publishEvent(client, { type: 'shop.order.paid', subject: 'order-1' });
+      await cancelJob(client, { jobId: job.id, ownerId: 'shop' });
+      await client.query('COMMIT');
+      const { rows } = await pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM onejob.outbox_deliveries WHERE subject IN ($1, $2)',
+        [job.id, 'order-1'],
+      );
+      // The trigger still fans out (created, cancelled, the order event)...
+      expect(rows[0]!.n).toBe(3);
+    } finally {
+      client.release();
+    }
+    // ...but nothing was notified by the transaction itself, nor by the engine for a caller's tx.
+    expect(await heardBeforeMarker(from)).toEqual([]);
+  });
+
+  it('jobs.create and outbox.publish wake relays after their commit; cancel wakes the long-polls of that job', async () => {
+    await heardBeforeMarker();
+    const { job } = await onejob.jobs.create(request(`k-${randomUUID()}`));
+    await waitFor(async () => heard.some((h) => h.channel === OUTBOX_CHANNEL), 'the relay wake-up after create');
+
+    heard.length = 0;
+    await onejob.outbox.publish({ type: 'shop.order.paid', subject: 'order-2' });
+    await waitFor(async () => heard.some((h) => h.channel === OUTBOX_CHANNEL), 'the relay wake-up after publish');
+
+    heard.length = 0;
+    await onejob.attempts.cancel('shop', job.id);
+    await waitFor(
+      async () => heard.some((h) => h.channel === JOB_SETTLED_CHANNEL && h.payload.split(',').includes(job.id)),
+      'the settled wake-up naming the job',
+    );
+  });
+
+  it('wake-ups asked for in one turn share one notification: every id, each payload under 8000 bytes', async () => {
+    await heardBeforeMarker();
+    const from = heard.length;
+    const wakeups = new Wakeups(pool);
+    const ids = Array.from({ length: 500 }, () => randomUUID());
+    for (const id of ids) wakeups.jobSettled(id);
+    await wakeups.flush();
+    const got = await heardBeforeMarker(from);
+    const settled = got.filter((h) => h.channel === JOB_SETTLED_CHANNEL);
+    for (const h of settled) expect(Buffer.byteLength(h.payload)).toBeLessThan(8000);
+    expect(settled.flatMap((h) => h.payload.split(',')).sort()).toEqual([...ids].sort());
+    // 500 ids of 37 bytes need three payloads; one relay wake-up for all of them.
+    expect(settled).toHaveLength(3);
+    expect(got.filter((h) => h.channel === OUTBOX_CHANNEL)).toHaveLength(1);
+    await wakeups.close();
+  });
+
+  it('a long-poll waiting on one job wakes on a list of settled ids that names it', async () => {
+    const settled = new JobSettledListener(db.url);
+    try {
+      const id = randomUUID();
+      let woke = false;
+      const started = Date.now();
+      const waiting = settled.wait(id, 20_000).then(() => {
+        woke = true;
+      });
+      // The listener connects on first use; send until it has heard one.
+      while (!woke) {
+        await pool.query('SELECT pg_notify($1, $2)', [JOB_SETTLED_CHANNEL, `${randomUUID()},${id},${randomUUID()}`]);
+        await Promise.race([waiting, new Promise((r) => setTimeout(r, 50))]);
+      }
+      expect(Date.now() - started).toBeLessThan(20_000);
+    } finally {
+      await settled.close();
+    }
+  });
+});
