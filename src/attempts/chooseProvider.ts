@@ -16,6 +16,20 @@ export async function providerForAttempt(onejob: Onejob, operation: Operation, n
   return (await canFailOverTo(onejob, operation, candidate)) ? candidate : primary;
 }
 
+/**
+ * providerForAttempt for every attempt number at once: index (n-1) % length is the
+ * provider of attempt n. The batch claim statement picks from this list.
+ */
+export async function providerRotation(onejob: Onejob, operation: Operation): Promise<string[]> {
+  const primary = operation.providers[0];
+  if (!primary) throw new Error(`operation ${operation.name} lists no provider`);
+  return Promise.all(
+    operation.providers.map(async (candidate) =>
+      candidate === primary || (await canFailOverTo(onejob, operation, candidate)) ? candidate : primary,
+    ),
+  );
+}
+
 /** The provider after `current` in the operation's list, if the gate allows failing over to it. */
 export async function hedgeProvider(
   onejob: Onejob,

@@ -1,12 +1,12 @@
 // How workers find work: queued jobs whose backoff has passed, and attempts started
 // through the API that no worker owns yet. SKIP LOCKED lets any number of workers in
 // any number of processes claim side by side without ever taking the same row.
+import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../db/createPool.js';
 import type { Operation, OperationRegistry } from '../operations/operationRegistry.js';
 import { ATTEMPT_COLUMNS, type AttemptRow } from './attemptRow.js';
-import { inTransaction } from './inTransaction.js';
-import { type LockedJob, lockJob } from './lockJob.js';
-import { insertAttempt } from './startAttempt.js';
+import type { LockedJob } from './lockJob.js';
+import { jobStatesInto, LIVE_ATTEMPT_STATES, sqlStates } from './stateMachine.js';
 
 export interface ClaimedAttempt {
   attempt: AttemptRow;
@@ -15,47 +15,115 @@ export interface ClaimedAttempt {
   waitedSeconds: number;
 }
 
-const PICK_SQL = `
-SELECT id, extract(epoch FROM clock_timestamp() - run_after)::float8 AS waited
-FROM onejob.jobs
-WHERE state = 'queued' AND run_after <= now() AND operation = ANY($1::text[])
-ORDER BY run_after, created_at
-LIMIT 1
-FOR NO KEY UPDATE SKIP LOCKED`;
+const prefixed = (alias: string) =>
+  ATTEMPT_COLUMNS.split(', ')
+    .map((c) => `${alias}.${c}`)
+    .join(', ');
 
-/** Claims one queued job and starts its next attempt under this worker's lease. */
-export async function claimQueuedJob(
+// One statement and one commit for a whole batch: pick up to $3 claimable jobs, move them
+// to running and count the attempt, insert each attempt (`starting`, under this worker's
+// lease) and its `attempt_started` audit row. $2 holds, per operation this process runs,
+// what startAttempt would otherwise decide in TypeScript: the effect, maxAttempts and the
+// provider for each attempt number (`providers[(n-1) % length]`, already through the
+// failover gate). Jobs the state machine would refuse are not picked: past maxAttempts,
+// or exclusive with a live attempt (the unique index attempts_one_live_exclusive would
+// refuse that insert anyway, and one refusal must not fail the batch). The row lock
+// taken by SKIP LOCKED re-reads the job if it changed after the statement's snapshot,
+// so a job started through the API meanwhile (state running) is not picked. The version
+// is left alone, as in startAttempt: it is the attempts' compare-and-swap token.
+const CLAIM_BATCH_SQL = `
+WITH picked AS (
+  SELECT j.id, extract(epoch FROM clock_timestamp() - j.run_after)::float8 AS waited
+  FROM onejob.jobs j
+  WHERE j.state = 'queued' AND j.run_after <= now() AND j.operation = ANY($1::text[])
+    AND j.completed_by IS NULL
+    AND j.attempt_count < ($2::jsonb -> j.operation ->> 'maxAttempts')::int
+    AND NOT (($2::jsonb -> j.operation ->> 'exclusive')::boolean AND EXISTS (
+      SELECT 1 FROM onejob.attempts a
+      WHERE a.job_id = j.id AND a.state IN (${sqlStates(LIVE_ATTEMPT_STATES)})))
+  ORDER BY j.run_after, j.created_at
+  LIMIT $3
+  FOR NO KEY UPDATE SKIP LOCKED
+),
+moved AS (
+  UPDATE onejob.jobs j SET state = 'running', attempt_count = j.attempt_count + 1, updated_at = now()
+  FROM picked p
+  WHERE j.id = p.id AND j.state IN (${sqlStates(jobStatesInto('running'))})
+  RETURNING j.id, j.operation, j.input, j.traceparent, j.version, j.attempt_count, p.waited
+),
+numbered AS (
+  SELECT m.*, row_number() OVER (ORDER BY m.id) AS k,
+         $2::jsonb -> m.operation AS cfg
+  FROM moved m
+),
+started AS (
+  INSERT INTO onejob.attempts (id, job_id, n, provider, exclusive, origin, state, job_version, lease_owner, lease_expires_at)
+  SELECT ($4::uuid[])[k], id, attempt_count,
+         cfg -> 'providers' ->> ((attempt_count - 1) % jsonb_array_length(cfg -> 'providers')),
+         (cfg ->> 'exclusive')::boolean,
+         CASE WHEN attempt_count = 1 THEN 'worker' ELSE 'retry' END,
+         'starting', version, $5::text, now() + make_interval(secs => $6::float8 / 1000)
+  FROM numbered
+  RETURNING ${ATTEMPT_COLUMNS}
+),
+audit AS (
+  INSERT INTO onejob.job_events (id, job_id, attempt_id, type, data)
+  SELECT ($7::uuid[])[nb.k], s.job_id, s.id, 'attempt_started',
+         jsonb_build_object('attemptId', s.id, 'n', s.n, 'provider', s.provider, 'origin', s.origin,
+                            'jobVersion', s.job_version)
+  FROM started s JOIN numbered nb ON nb.id = s.job_id
+)
+SELECT ${prefixed('s')}, nb.operation, nb.input, nb.traceparent, nb.waited
+FROM started s JOIN numbered nb ON nb.id = s.job_id
+ORDER BY nb.k`;
+
+type ClaimRow = AttemptRow & {
+  operation: string;
+  input: Record<string, unknown>;
+  traceparent: string | null;
+  waited: number;
+};
+
+/**
+ * Claims up to `limit` queued jobs in one statement and one commit, and starts each
+ * one's next attempt (state `starting`) under this worker's lease. `rotation` gives,
+ * per operation, the provider of attempt n at index (n-1) % length.
+ */
+export async function claimQueuedJobs(
   db: Queryable,
   operations: OperationRegistry,
   worker: {
     id: string;
     leaseMs: number;
-    chooseProvider: (job: LockedJob, operation: Operation) => Promise<string>;
+    limit: number;
+    rotation: (operation: Operation) => Promise<string[]>;
   },
-): Promise<ClaimedAttempt | undefined> {
-  return inTransaction(db, async (tx) => {
-    // Only operations this process runs: code operations live in the processes that define them.
-    const { rows } = await tx.query<{ id: string; waited: number }>(PICK_SQL, [operations.names()]);
-    const picked = rows[0];
-    if (!picked) return undefined;
-    const job = await lockJob(tx, picked.id);
-    if (!job) return undefined;
-    const operation = operations.get(job.operation);
-    if (!operation) {
-      // Not ours to decide: another process may know the operation. Leave it queued, later.
-      await tx.query(`UPDATE onejob.jobs SET run_after = now() + interval '30 seconds' WHERE id = $1`, [
-        job.id,
-      ]);
-      return undefined;
-    }
-    const attempt = await insertAttempt(tx, job, operation, {
-      provider: await worker.chooseProvider(job, operation),
-      origin: job.attempt_count === 0 ? 'worker' : 'retry',
-      leaseOwner: worker.id,
-      leaseMs: worker.leaseMs,
-    });
-    return { attempt, job, waitedSeconds: Math.max(0, picked.waited) };
+): Promise<ClaimedAttempt[]> {
+  if (worker.limit <= 0) return [];
+  // Only operations this process runs: code operations live in the processes that define them.
+  const names = operations.names();
+  const config: Record<string, { exclusive: boolean; maxAttempts: number; providers: string[] }> = {};
+  for (const name of names) {
+    const operation = operations.get(name);
+    if (!operation || operation.providers.length === 0) continue;
+    config[name] = {
+      exclusive: operation.effect === 'exclusive',
+      maxAttempts: operation.maxAttempts,
+      providers: await worker.rotation(operation),
+    };
+  }
+  const ids = Array.from({ length: worker.limit }, () => uuidv7());
+  const eventIds = Array.from({ length: worker.limit }, () => uuidv7());
+  const { rows } = await db.query<ClaimRow>({
+    name: 'onejob-claim-batch',
+    text: CLAIM_BATCH_SQL,
+    values: [Object.keys(config), config, worker.limit, ids, worker.id, worker.leaseMs, eventIds],
   });
+  return rows.map(({ operation, input, traceparent, waited, ...attempt }) => ({
+    attempt,
+    job: { id: attempt.job_id, operation, input, traceparent },
+    waitedSeconds: Math.max(0, waited),
+  }));
 }
 
 const CLAIM_UNOWNED_SQL = `

@@ -10,11 +10,19 @@ import { failpoint } from '../failpoints/failpoints.js';
 import type { Operation } from '../operations/operationRegistry.js';
 import type { ProviderOutcome } from '../providers/types.js';
 import type { AttemptRow } from './attemptRow.js';
-import { hedgeProvider, providerForAttempt } from './chooseProvider.js';
-import { type ClaimedAttempt, claimQueuedJob, claimUnownedAttempt } from './claimJobs.js';
+import { hedgeProvider, providerRotation } from './chooseProvider.js';
+import { type ClaimedAttempt, claimQueuedJobs, claimUnownedAttempt } from './claimJobs.js';
 import { completeAttempt } from './completeAttempt.js';
+import { createCompletionBatcher } from './completionBatcher.js';
 import { failAttempt } from './failAttempt.js';
-import { claimUnknownAttempt, findExpiredLeases, markRunning, releaseLease, renewLeases } from './leases.js';
+import {
+  claimUnknownAttempt,
+  findExpiredLeases,
+  markRunning,
+  markRunningMany,
+  releaseLease,
+  renewLeases,
+} from './leases.js';
 import { markUnknown } from './markUnknown.js';
 import { type ReconcileJob, reconcileAttempt } from './reconcileAttempt.js';
 import { startAttempt } from './startAttempt.js';
@@ -49,6 +57,9 @@ export interface Worker {
 
 const JOB_SQL = 'SELECT id, operation, input, traceparent FROM onejob.jobs WHERE id = $1';
 
+/** How often the onejob_jobs_unknown gauge is recounted (a count over the jobs table). */
+const UNKNOWN_GAUGE_MS = 10_000;
+
 export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker {
   const configured = onejob.config.worker ?? {};
   const concurrency = options.concurrency ?? configured.concurrency ?? WORKER_DEFAULTS.concurrency;
@@ -73,6 +84,13 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
   const outraced = new Set<string>();
   const tasks = new Set<Promise<void>>();
   let wakeUp: (() => void) | undefined;
+  /** Set by wake(): an attempt was started through the API, look for unowned attempts. */
+  let woken = true;
+  let unknownCountedAt = 0;
+  const completions = createCompletionBatcher(pool, {
+    onBatchFailed: (error, size) =>
+      log.debug({ err: error, size }, 'batched completion failed; completing one by one'),
+  });
 
   const track = (p: Promise<void>) => {
     const t = p.catch((error) => log.error({ err: error }, 'worker task failed'));
@@ -95,6 +113,7 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
     operation: Operation,
     outcome: ProviderOutcome,
     timedOut: boolean,
+    traceparent: string | null,
   ): Promise<void> {
     const tag = { jobId: attempt.job_id, attemptId: attempt.id, n: attempt.n, provider: attempt.provider };
     if (outraced.delete(attempt.id) && outcome.kind !== 'success') {
@@ -113,7 +132,7 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
       return;
     }
     if (outcome.kind === 'success') {
-      const done = await completeAttempt(pool, attempt.id, outcome);
+      const done = await completions.offer({ attempt, traceparent, ...outcome });
       onejob.wakeups.jobSettled(attempt.job_id);
       if (done.kind === 'won' && operation.effect === 'pure' && operation.abortLosers) abortSiblings(attempt);
       metrics.attempts.inc({ outcome: done.kind === 'won' ? 'succeeded' : done.kind });
@@ -178,11 +197,16 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
     }
   }
 
-  async function run(claimed: ClaimedAttempt): Promise<void> {
+  /**
+   * Runs one claimed attempt. `marked` is what a batched markRunningMany already did for
+   * it (the attempt now running, or null if it could not move); undefined means it is
+   * still starting and is moved here, one by one (hedges, attempts started through the API).
+   */
+  async function run(claimed: ClaimedAttempt, marked?: AttemptRow | null): Promise<void> {
     const { attempt: claimedAttempt, job } = claimed;
     held.add(claimedAttempt.id);
     try {
-      await failpoint('worker.after_claim');
+      if (marked === undefined) await failpoint('worker.after_claim');
       const operation = operations.get(job.operation);
       const provider = providers.get(claimedAttempt.provider);
       if (!operation || !provider) {
@@ -198,7 +222,10 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
         );
         return;
       }
-      const attempt = await markRunning(pool, claimedAttempt.id, id, operation.attemptTimeoutMs, leaseMs);
+      const attempt =
+        marked === undefined
+          ? await markRunning(pool, claimedAttempt.id, id, operation.attemptTimeoutMs, leaseMs)
+          : marked;
       if (!attempt) {
         // Abandoned, cancelled or won by a sibling before the call: it provably never left.
         await failAttempt(
@@ -261,7 +288,7 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
       }
       await failpoint('worker.after_provider_response');
       if (timedOut) await timedOut.catch((error) => log.error({ err: error }, 'marking a timeout failed'));
-      await apply(attempt, operation, outcome, timedOut !== undefined);
+      await apply(attempt, operation, outcome, timedOut !== undefined, job.traceparent);
     } finally {
       held.delete(claimedAttempt.id);
     }
@@ -282,24 +309,66 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
     }
   }
 
+  function launch(claimed: ClaimedAttempt, marked?: AttemptRow | null): void {
+    track(
+      run(claimed, marked).finally(() => {
+        busy -= 1;
+        wakeUp?.();
+      }),
+    );
+  }
+
+  /**
+   * Starts the attempts one claim statement took: the failpoint, then one markRunningMany
+   * for all of them (committed before any provider is called), then each call.
+   */
+  async function launchBatch(batch: ClaimedAttempt[]): Promise<void> {
+    for (const c of batch) metrics.claimLatency.observe(c.waitedSeconds);
+    let marked: Map<string, AttemptRow> | undefined;
+    try {
+      await failpoint('worker.after_claim');
+      const runnable: { id: string; timeoutMs: number }[] = [];
+      for (const c of batch) {
+        const operation = operations.get(c.job.operation);
+        if (operation && providers.get(c.attempt.provider))
+          runnable.push({ id: c.attempt.id, timeoutMs: operation.attemptTimeoutMs });
+      }
+      marked = await markRunningMany(pool, runnable, id, leaseMs);
+    } catch (error) {
+      // Still starting: their leases expire and the sweep fails them (never called).
+      busy -= batch.length;
+      throw error;
+    }
+    for (const c of batch) launch(c, marked.get(c.attempt.id) ?? null);
+  }
+
   async function claimLoop(): Promise<void> {
-    const chooseProvider = (job: { attempt_count: number }, operation: Operation) =>
-      providerForAttempt(onejob, operation, job.attempt_count + 1);
+    const rotation = (operation: Operation) => providerRotation(onejob, operation);
+    let unownedCheckedAt = 0;
     while (running) {
       try {
         while (running && busy < concurrency) {
-          const claimed =
-            (await claimUnownedAttempt(pool, { id, leaseMs, operations: operations.names() })) ??
-            (await claimQueuedJob(pool, operations, { id, leaseMs, chooseProvider }));
-          if (!claimed) break;
-          metrics.claimLatency.observe(claimed.waitedSeconds);
-          busy += 1;
-          track(
-            run(claimed).finally(() => {
-              busy -= 1;
-              wakeUp?.();
-            }),
-          );
+          // Attempts started through the API: when wake() says one was started here, and at
+          // least once per poll interval for those started by other processes.
+          if (woken || Date.now() - unownedCheckedAt >= pollMs) {
+            woken = false;
+            unownedCheckedAt = Date.now();
+            while (running && busy < concurrency) {
+              const unowned = await claimUnownedAttempt(pool, { id, leaseMs, operations: operations.names() });
+              if (!unowned) break;
+              metrics.claimLatency.observe(unowned.waitedSeconds);
+              busy += 1;
+              launch(unowned);
+            }
+          }
+          const free = concurrency - busy;
+          if (!running || free <= 0) break;
+          // Every free slot in one statement: the claim loop's pace no longer bounds intake.
+          const batch = await claimQueuedJobs(pool, operations, { id, leaseMs, limit: free, rotation });
+          if (batch.length === 0) break;
+          busy += batch.length;
+          await launchBatch(batch);
+          if (batch.length < free) break;
         }
       } catch (error) {
         log.warn({ err: error }, 'claiming failed; retrying after the poll interval');
@@ -354,10 +423,14 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
       // A late heartbeat can let our own reconciliation's lease lapse; never run it twice.
       if (!held.has(unknown.id)) track(reconcile(unknown));
     }
-    const { rows } = await pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM onejob.jobs WHERE state = 'unknown'`,
-    );
-    metrics.jobsUnknown.set(rows[0]?.n ?? 0);
+    // A count over the jobs table: too dear for every tick of every worker.
+    if (Date.now() - unknownCountedAt >= UNKNOWN_GAUGE_MS) {
+      unknownCountedAt = Date.now();
+      const { rows } = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM onejob.jobs WHERE state = 'unknown'`,
+      );
+      metrics.jobsUnknown.set(rows[0]?.n ?? 0);
+    }
   }
 
   const timers = new Set<NodeJS.Timeout>();
@@ -388,7 +461,10 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
   let stopping: Promise<void> | undefined;
   return {
     id,
-    wake: () => wakeUp?.(),
+    wake: () => {
+      woken = true;
+      wakeUp?.();
+    },
     stop() {
       stopping ??= (async () => {
         running = false;

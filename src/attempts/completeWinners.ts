@@ -1,0 +1,111 @@
+// The fast path of completion for attempts that answered with a result: one statement
+// and one commit for a whole batch, instead of a transaction per attempt. Only wins are
+// written here; an attempt that does not win in this statement goes through
+// completeAttempt, which records the lost race or the late, discarded result.
+import { v7 as uuidv7 } from 'uuid';
+import type { Queryable } from '../db/createPool.js';
+import { cloudEvent } from '../events/cloudEvent.js';
+import type { AttemptRow } from './attemptRow.js';
+import type { AttemptResult } from './completeAttempt.js';
+import { attemptStatesInto, jobStatesInto, sqlStates } from './stateMachine.js';
+
+export interface Offered extends AttemptResult {
+  attempt: Pick<AttemptRow, 'id' | 'job_id' | 'n' | 'provider' | 'job_version'>;
+  traceparent: string | null;
+}
+
+// The compare-and-swap of completeAttempt (WIN_SQL), for many attempts at once, with the
+// attempt's move to succeeded and its `succeeded` audit and outbox rows in the same
+// statement. Why it needs no separate job lock:
+// - `won` is a conditional UPDATE of the job row: it waits for whoever holds the row and
+//   then re-checks version, completed_by and state on the newest committed row. The
+//   attempt row it joins may be older (the statement's snapshot), so
+// - `att` moves the attempt only from a live state, checked on the newest committed
+//   attempt row. It runs on the winners of `won`, so the job row is locked first, in the
+//   order every other writer uses (job, then attempts).
+// - If an attempt won the job but is no longer live (it was failed by reconciliation
+//   after this statement's snapshot was taken), the audit insert gets a NULL job_id
+//   (LEFT JOIN) and the NOT NULL constraint aborts the whole statement: nothing is
+//   written, and the caller completes those attempts one by one under the job lock.
+// A job offered twice in one batch (two attempts of a pure job) is updated once; the
+// attempt it names in completed_by is the winner, the other one loses through
+// completeAttempt. The event's version is job_version + 1: the CAS only passes at that.
+const WIN_MANY_SQL = `
+WITH offered AS (
+  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int8[], $5::uuid[], $6::text[], $7::text[])
+    AS o(attempt_id, result, usage, cost, event_id, audit, event)
+),
+won AS (
+  UPDATE onejob.jobs j SET state = 'succeeded', version = j.version + 1, completed_by = a.id,
+    result = o.result::jsonb, error = NULL, finished_at = now(), updated_at = now()
+  FROM offered o JOIN onejob.attempts a ON a.id = o.attempt_id
+  WHERE j.id = a.job_id AND j.version = a.job_version AND j.completed_by IS NULL
+    AND j.state IN (${sqlStates(jobStatesInto('succeeded'))}) AND a.state IN (${sqlStates(attemptStatesInto('succeeded'))})
+  RETURNING j.id AS job_id, j.completed_by AS attempt_id, j.version
+),
+att AS (
+  UPDATE onejob.attempts a SET state = 'succeeded', finished_at = now(), lease_expires_at = NULL,
+    usage = o.usage::jsonb, cost_micros = o.cost
+  FROM won w JOIN offered o ON o.attempt_id = w.attempt_id
+  WHERE a.id = w.attempt_id AND a.state IN (${sqlStates(attemptStatesInto('succeeded'))})
+  RETURNING a.id, a.job_id
+),
+audit AS (
+  INSERT INTO onejob.job_events (id, job_id, attempt_id, type, data)
+  SELECT o.event_id, x.job_id, w.attempt_id, 'succeeded', o.audit::jsonb
+  FROM won w JOIN offered o ON o.attempt_id = w.attempt_id LEFT JOIN att x ON x.id = w.attempt_id
+),
+outbox AS (
+  INSERT INTO onejob.outbox (id, subject, type, event)
+  SELECT o.event_id, w.job_id::text, 'onejob.job.succeeded', o.event::jsonb
+  FROM won w JOIN offered o ON o.attempt_id = w.attempt_id
+)
+SELECT attempt_id, version FROM won`;
+
+/**
+ * Offers results in one statement. Returns the attempts that won, with the job's new
+ * version. Attempts not in the map did not win here and must be completed with
+ * completeAttempt (lost race, late result). Throws if the statement failed as a whole
+ * (then nothing was written).
+ */
+export async function completeWinners(db: Queryable, offered: Offered[]): Promise<Map<string, number>> {
+  if (offered.length === 0) return new Map();
+  const cols = {
+    ids: [] as string[],
+    results: [] as string[],
+    usages: [] as (string | null)[],
+    costs: [] as (number | null)[],
+    eventIds: [] as string[],
+    audits: [] as string[],
+    events: [] as string[],
+  };
+  for (const o of offered) {
+    const { id, job_id: jobId, n, provider, job_version: jobVersion } = o.attempt;
+    const eventId = uuidv7();
+    // The same data recordJobEvent would write for this win.
+    const data = { state: 'succeeded', version: jobVersion + 1, completedBy: id, n, provider };
+    cols.ids.push(id);
+    cols.results.push(JSON.stringify(o.result ?? null));
+    cols.usages.push(o.usage === undefined || o.usage === null ? null : JSON.stringify(o.usage));
+    cols.costs.push(o.costMicros ?? null);
+    cols.eventIds.push(eventId);
+    cols.audits.push(JSON.stringify(data));
+    cols.events.push(
+      JSON.stringify(
+        cloudEvent({
+          id: eventId,
+          type: 'onejob.job.succeeded',
+          subject: jobId,
+          data: { jobId, ...data },
+          traceparent: o.traceparent,
+        }),
+      ),
+    );
+  }
+  const { rows } = await db.query<{ attempt_id: string; version: number }>({
+    name: 'onejob-complete-winners',
+    text: WIN_MANY_SQL,
+    values: [cols.ids, cols.results, cols.usages, cols.costs, cols.eventIds, cols.audits, cols.events],
+  });
+  return new Map(rows.map((r) => [r.attempt_id, r.version]));
+}
