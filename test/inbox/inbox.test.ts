@@ -110,21 +110,24 @@ describe('webhook inbox', () => {
     const body = JSON.stringify({ amount: 77 });
     const gate = await t.onejob.pool.connect();
     let released = false;
+    let both: Promise<Response>[] = [];
     try {
       // Holding this lock stops the first delivery just before it inserts its job (its
       // inbox row is claimed but uncommitted); the second must then wait on that row.
       await gate.query('BEGIN');
       await gate.query('LOCK TABLE onejob.jobs IN SHARE ROW EXCLUSIVE MODE');
       const at = new Date();
-      const both = [deliver({ id: 'evt_twin', body, at }), deliver({ id: 'evt_twin', body, at })];
+      both = [deliver({ id: 'evt_twin', body, at }), deliver({ id: 'evt_twin', body, at })];
       // Wait until one delivery waits on the jobs table and the other on the first's transaction.
-      for (let i = 0; ; i++) {
+      // A loaded machine can take a while to get both there; the bound only stops a hang.
+      const deadline = Date.now() + 90_000;
+      for (;;) {
         const { rows } = await gate.query<{ locktype: string }>(
           `SELECT l.locktype FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
            WHERE NOT l.granted AND a.datname = current_database() ORDER BY l.locktype`,
         );
         if (rows.map((r) => r.locktype).join(',') === 'relation,transactionid') break;
-        if (i > 500) throw new Error(`deliveries never reached the gate: ${JSON.stringify(rows)}`);
+        if (Date.now() > deadline) throw new Error(`deliveries never reached the gate: ${JSON.stringify(rows)}`);
         await new Promise((r) => setTimeout(r, 10));
       }
       await gate.query('COMMIT');
@@ -145,8 +148,10 @@ describe('webhook inbox', () => {
     } finally {
       if (!released) await gate.query('ROLLBACK').catch(() => undefined);
       gate.release();
+      // Never let a delivery of this test finish inside the next one's row counts.
+      await Promise.allSettled(both);
     }
-  });
+  }, 120_000);
 
   it('a delivery without an event id is 400 event_id_missing and writes nothing', async () => {
     const before = await written();
