@@ -15,7 +15,7 @@ export function configWith(
 export async function until<T>(
   what: string,
   fn: () => Promise<T | undefined | false>,
-  timeoutMs = 20_000,
+  timeoutMs = 45_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -56,7 +56,7 @@ export async function readJob(t: TestApp, id: string, waitMs = 0): Promise<JobJs
 }
 
 /** Waits until the job is in `state` (GET ?waitMs wakes on settling; running/queued need polling). */
-export function jobInState(t: TestApp, id: string, state: string, timeoutMs = 20_000): Promise<JobJson> {
+export function jobInState(t: TestApp, id: string, state: string, timeoutMs = 45_000): Promise<JobJson> {
   return until(
     `job ${id} to be ${state}`,
     async () => {

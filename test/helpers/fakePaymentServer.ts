@@ -149,7 +149,7 @@ export async function startFakePaymentServer(
     setScript(s) {
       script = s;
     },
-    waitForRequests(count, filter = () => true, timeoutMs = 20_000) {
+    waitForRequests(count, filter = () => true, timeoutMs = 45_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const matching = requests.filter(filter);

@@ -54,7 +54,7 @@ export function spawnOnejob(
     child,
     output: () => out,
     exited,
-    waitForOutput(pattern, timeoutMs = 30_000) {
+    waitForOutput(pattern, timeoutMs = 90_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const line = out.split('\n').find((l) => pattern.test(l));

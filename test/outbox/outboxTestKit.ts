@@ -40,7 +40,7 @@ export async function configFile(config: OnejobConfig): Promise<string> {
 export async function waitFor<T>(
   check: () => Promise<T | undefined | false | null>,
   what: string,
-  timeoutMs = 30_000,
+  timeoutMs = 45_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
