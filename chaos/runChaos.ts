@@ -7,12 +7,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
-import { resilientPool } from './cluster/resilientPool.js';
 import { validateConfig } from '../src/config/loadConfig.js';
 import { type CheckReport, checkHistory } from './checker/checkHistory.js';
 import { chaosConfig, WEBHOOK_SECRET_ENV, WEBHOOK_SOURCE } from './cluster/chaosConfig.js';
 import { sleep } from './cluster/freePort.js';
-import { startOnejobFleet, type OnejobFleet } from './cluster/onejobFleet.js';
+import { type OnejobFleet, startOnejobFleet } from './cluster/onejobFleet.js';
+import { resilientPool } from './cluster/resilientPool.js';
 import { type ChaosDatabase, startDatabase } from './cluster/startDatabase.js';
 import { type FakePaymentProvider, startFakePaymentProvider } from './cluster/startFakePaymentProvider.js';
 import { type NatsCluster, startNatsCluster } from './cluster/startNatsCluster.js';
@@ -103,7 +103,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     const record = history.calls.push.bind(history.calls);
     const liveFleet = fleet;
     const apis = () => liveFleet.apis().map((m) => ({ name: m.name, url: m.url! }));
-    history.features = { ...history.features, ...(await detectFeatures(apis()[0]!, pool, consumer, record, log)) };
+    history.features = {
+      ...history.features,
+      ...(await detectFeatures(apis()[0]!, pool, consumer, record, log)),
+    };
     validateConfig(structuredClone(config), 'chaos config', env);
 
     const load = runLoadClients({
@@ -131,7 +134,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
           });
     log(`fault phase: ${Math.round(o.faultMs / 1000)} s, ${plan.length} faults planned`);
     const faultsEnd = history.startedAt + o.faultMs;
-    history.faults = await runFaults(plan, { fleet, nats, db, provider, log }, history.startedAt, faultsEnd, () => false);
+    history.faults = await runFaults(
+      plan,
+      { fleet, nats, db, provider, log },
+      history.startedAt,
+      faultsEnd,
+      () => false,
+    );
     const left = faultsEnd - Date.now();
     if (left > 0) await sleep(left);
     await fleet.reviveAll();
@@ -141,7 +150,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     history.endedAt = Date.now();
     await load.stop();
     log(`load stopped after ${load.intents()} intents; settling`);
-    await settle(pool, consumer, history.features, o.settleMs ?? 45_000, log);
+    const settled = await settle(pool, consumer, history.features, o.settleMs ?? 45_000, log);
+    if (!settled) await explainUnsettled(pool, fleet, log);
 
     const snapshot = await takeSnapshot(pool, { helper: consumer.helper });
     const report = checkHistory(history, snapshot);
@@ -150,10 +160,17 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     let resultFile: string | undefined;
     if (o.resultsDir !== undefined) {
       mkdirSync(o.resultsDir, { recursive: true });
-      resultFile = join(o.resultsDir, `chaos-${new Date().toISOString().replace(/[:.]/g, '-')}-seed${o.seed}.json`);
+      resultFile = join(
+        o.resultsDir,
+        `chaos-${new Date().toISOString().replace(/[:.]/g, '-')}-seed${o.seed}.json`,
+      );
       writeFileSync(
         resultFile,
-        JSON.stringify({ summary, violations: report.violations.slice(0, 500), faults: history.faults }, null, 2),
+        JSON.stringify(
+          { summary, violations: report.violations.slice(0, 500), faults: history.faults },
+          null,
+          2,
+        ),
       );
     }
     log(formatSummary(summary));
@@ -188,17 +205,42 @@ async function detectFeatures(
   const owner = OWNERS[0]!;
   const auth = { authorization: `Bearer ${owner.token}` };
   const inboxProbe = await httpCall(
-    { client: 'probe', kind: 'get', owner: 'acme', key: 'probe', target: api, method: 'POST', path: `/v1/inbox/${WEBHOOK_SOURCE}`, body: '{}' },
+    {
+      client: 'probe',
+      kind: 'get',
+      owner: 'acme',
+      key: 'probe',
+      target: api,
+      method: 'POST',
+      path: `/v1/inbox/${WEBHOOK_SOURCE}`,
+      body: '{}',
+    },
     () => undefined,
   );
   const ledgerProbe = await httpCall(
-    { client: 'probe', kind: 'get', owner: owner.owner, key: 'probe', target: api, method: 'GET', path: '/v1/ledger/accounts/cash', headers: auth },
+    {
+      client: 'probe',
+      kind: 'get',
+      owner: owner.owner,
+      key: 'probe',
+      target: api,
+      method: 'GET',
+      path: '/v1/ledger/accounts/cash',
+      headers: auth,
+    },
     () => undefined,
   );
   const created = await httpCall(
     {
-      client: 'probe', kind: 'create', owner: owner.owner, key: 'probe-job', target: api, method: 'POST', path: '/v1/jobs',
-      headers: { ...auth, 'idempotency-key': 'probe-job' }, body: JSON.stringify({ operation: 'charge', input: { amount: 1 } }),
+      client: 'probe',
+      kind: 'create',
+      owner: owner.owner,
+      key: 'probe-job',
+      target: api,
+      method: 'POST',
+      path: '/v1/jobs',
+      headers: { ...auth, 'idempotency-key': 'probe-job' },
+      body: JSON.stringify({ operation: 'charge', input: { amount: 1 } }),
     },
     record,
   );
@@ -207,9 +249,13 @@ async function detectFeatures(
   let relay = false;
   const deadline = Date.now() + 20_000;
   while (jobId && Date.now() < deadline && !(worker && relay)) {
-    const { rows } = await pool.query<{ state: string }>('SELECT state FROM onejob.jobs WHERE id = $1', [jobId]);
+    const { rows } = await pool.query<{ state: string }>('SELECT state FROM onejob.jobs WHERE id = $1', [
+      jobId,
+    ]);
     worker ||= rows[0]?.state !== undefined && rows[0].state !== 'queued';
-    const events = await pool.query<{ id: string }>('SELECT id FROM onejob.outbox WHERE subject = $1', [jobId]);
+    const events = await pool.query<{ id: string }>('SELECT id FROM onejob.outbox WHERE subject = $1', [
+      jobId,
+    ]);
     relay ||= events.rows.some((e) => consumer.seen().has(e.id));
     await sleep(250);
   }
@@ -224,15 +270,41 @@ async function detectFeatures(
   return features;
 }
 
+/** Where undelivered events stand, and what the relays said last: printed when a run does not settle. */
+async function explainUnsettled(pool: pg.Pool, fleet: OnejobFleet, log: (l: string) => void) {
+  try {
+    const { rows } = await pool.query(
+      `SELECT publisher, state, count(*)::int AS n, max(attempts) AS max_attempts, min(next_attempt_at) AS next_due,
+              left(max(last_error::text), 300) AS last_error
+       FROM onejob.outbox_deliveries GROUP BY 1, 2 ORDER BY 1, 2`,
+    );
+    for (const r of rows) log(`  outbox ${JSON.stringify(r)}`);
+  } catch (error) {
+    log(`  outbox state unreadable: ${String(error)}`);
+  }
+  for (const m of fleet.members.filter((x) => x.role === 'relay')) {
+    log(`  last output of ${m.name}:\n${m.process.output().slice(-3000)}`);
+  }
+}
+
 /** Waits (bounded) until no job is queued or running and every committed event has been consumed. */
-async function settle(pool: pg.Pool, consumer: EventConsumer, features: Features, maxMs: number, log: (l: string) => void) {
+async function settle(
+  pool: pg.Pool,
+  consumer: EventConsumer,
+  features: Features,
+  maxMs: number,
+  log: (l: string) => void,
+): Promise<boolean> {
   const deadline = Date.now() + maxMs;
   for (;;) {
     let open = 0;
     let unseen = 0;
     try {
       if (features.worker)
-        open = Number((await pool.query(`SELECT count(*) AS n FROM onejob.jobs WHERE state IN ('queued', 'running')`)).rows[0].n);
+        open = Number(
+          (await pool.query(`SELECT count(*) AS n FROM onejob.jobs WHERE state IN ('queued', 'running')`))
+            .rows[0].n,
+        );
       if (features.relay) {
         const { rows } = await pool.query<{ id: string }>('SELECT id FROM onejob.outbox');
         const seen = consumer.seen();
@@ -241,10 +313,10 @@ async function settle(pool: pg.Pool, consumer: EventConsumer, features: Features
     } catch {
       open = -1;
     }
-    if (open === 0 && unseen === 0) return;
+    if (open === 0 && unseen === 0) return true;
     if (Date.now() > deadline) {
       log(`settle: gave up after ${maxMs} ms with ${open} open jobs and ${unseen} unconsumed events`);
-      return;
+      return false;
     }
     await sleep(500);
   }
