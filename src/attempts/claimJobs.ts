@@ -21,8 +21,12 @@ const prefixed = (alias: string) =>
     .join(', ');
 
 // One statement and one commit for a whole batch: pick up to $3 claimable jobs, move them
-// to running and count the attempt, insert each attempt (`starting`, under this worker's
-// lease) and its `attempt_started` audit row. $2 holds, per operation this process runs,
+// to running and count the attempt, insert each attempt and its `attempt_started` audit
+// row. The attempts go straight to `running`, with this worker's lease and the operation's
+// deadline: this commit precedes every call, so the rule "running means the call may have
+// left" holds, and a worker that dies after it leaves them unknown (never failed) when
+// the lease lapses. What is given up is only the retry of attempts that provably never
+// left in the instant between this commit and the calls. $2 holds, per operation this process runs,
 // what startAttempt would otherwise decide in TypeScript: the effect, maxAttempts and the
 // provider for each attempt number (`providers[(n-1) % length]`, already through the
 // failover gate). Jobs the state machine would refuse are not picked: past maxAttempts,
@@ -57,12 +61,13 @@ numbered AS (
   FROM moved m
 ),
 started AS (
-  INSERT INTO onejob.attempts (id, job_id, n, provider, exclusive, origin, state, job_version, lease_owner, lease_expires_at)
+  INSERT INTO onejob.attempts (id, job_id, n, provider, exclusive, origin, state, job_version, lease_owner, lease_expires_at, deadline_at)
   SELECT ($4::uuid[])[k], id, attempt_count,
          cfg -> 'providers' ->> ((attempt_count - 1) % jsonb_array_length(cfg -> 'providers')),
          (cfg ->> 'exclusive')::boolean,
          CASE WHEN attempt_count = 1 THEN 'worker' ELSE 'retry' END,
-         'starting', version, $5::text, now() + make_interval(secs => $6::float8 / 1000)
+         'running', version, $5::text, now() + make_interval(secs => $6::float8 / 1000),
+         now() + make_interval(secs => (cfg ->> 'timeoutMs')::float8 / 1000)
   FROM numbered
   RETURNING ${ATTEMPT_COLUMNS}
 ),
@@ -86,7 +91,8 @@ type ClaimRow = AttemptRow & {
 
 /**
  * Claims up to `limit` queued jobs in one statement and one commit, and starts each
- * one's next attempt (state `starting`) under this worker's lease. `rotation` gives,
+ * one's next attempt, already `running`, under this worker's lease: call their
+ * providers only after this returns. `rotation` gives,
  * per operation, the provider of attempt n at index (n-1) % length.
  */
 export async function claimQueuedJobs(
@@ -102,13 +108,17 @@ export async function claimQueuedJobs(
   if (worker.limit <= 0) return [];
   // Only operations this process runs: code operations live in the processes that define them.
   const names = operations.names();
-  const config: Record<string, { exclusive: boolean; maxAttempts: number; providers: string[] }> = {};
+  const config: Record<
+    string,
+    { exclusive: boolean; maxAttempts: number; timeoutMs: number; providers: string[] }
+  > = {};
   for (const name of names) {
     const operation = operations.get(name);
     if (!operation || operation.providers.length === 0) continue;
     config[name] = {
       exclusive: operation.effect === 'exclusive',
       maxAttempts: operation.maxAttempts,
+      timeoutMs: operation.attemptTimeoutMs,
       providers: await worker.rotation(operation),
     };
   }

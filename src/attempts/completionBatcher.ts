@@ -27,7 +27,7 @@ export interface CompletionBatcherOptions {
 }
 
 export function createCompletionBatcher(db: Queryable, options: CompletionBatcherOptions = {}): CompletionBatcher {
-  const maxInFlight = options.maxInFlight ?? 2;
+  const maxInFlight = options.maxInFlight ?? 4;
   const maxBatch = options.maxBatch ?? 100;
   const queue: Waiting[] = [];
   let inFlight = 0;

@@ -30,37 +30,6 @@ export async function markRunning(
   return rows[0];
 }
 
-// The batch form of RUNNING_SQL, for the attempts one claim statement started: one
-// statement and one commit, still before any of their providers is called.
-const RUNNING_MANY_SQL = `
-UPDATE onejob.attempts a SET state = 'running', deadline_at = now() + make_interval(secs => t.timeout_ms / 1000),
-  lease_expires_at = now() + make_interval(secs => $3::float8 / 1000)
-FROM unnest($1::uuid[], $2::float8[]) AS t(id, timeout_ms), onejob.jobs j
-WHERE a.id = t.id AND a.lease_owner = $4 AND a.state = 'starting' AND j.id = a.job_id
-  AND j.completed_by IS NULL AND j.state IN ('queued', 'running', 'unknown')
-RETURNING ${ATTEMPT_COLUMNS.split(', ')
-  .map((c) => `a.${c}`)
-  .join(', ')}`;
-
-/**
- * markRunning for many attempts at once. Returns the attempts that moved, by id; an
- * attempt missing from the result must not be called (see markRunning).
- */
-export async function markRunningMany(
-  db: Queryable,
-  attempts: { id: string; timeoutMs: number }[],
-  workerId: string,
-  leaseMs: number,
-): Promise<Map<string, AttemptRow>> {
-  if (attempts.length === 0) return new Map();
-  const { rows } = await db.query<AttemptRow>({
-    name: 'onejob-mark-running-many',
-    text: RUNNING_MANY_SQL,
-    values: [attempts.map((a) => a.id), attempts.map((a) => a.timeoutMs), leaseMs, workerId],
-  });
-  return new Map(rows.map((r) => [r.id, r]));
-}
-
 const RENEW_SQL = `
 UPDATE onejob.attempts SET lease_expires_at = now() + make_interval(secs => $3::float8 / 1000)
 WHERE id = ANY($1::uuid[]) AND lease_owner = $2 AND state IN ('starting', 'running', 'unknown')

@@ -19,7 +19,6 @@ import {
   claimUnknownAttempt,
   findExpiredLeases,
   markRunning,
-  markRunningMany,
   releaseLease,
   renewLeases,
 } from './leases.js';
@@ -57,6 +56,8 @@ export interface Worker {
 
 const JOB_SQL = 'SELECT id, operation, input, traceparent FROM onejob.jobs WHERE id = $1';
 
+/** How long the worker's claims reuse the failover gate's answer for an operation. */
+const ROTATION_CACHE_MS = 1_000;
 /** How often the onejob_jobs_unknown gauge is recounted (a count over the jobs table). */
 const UNKNOWN_GAUGE_MS = 10_000;
 
@@ -198,34 +199,35 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
   }
 
   /**
-   * Runs one claimed attempt. `marked` is what a batched markRunningMany already did for
-   * it (the attempt now running, or null if it could not move); undefined means it is
-   * still starting and is moved here, one by one (hedges, attempts started through the API).
+   * Runs one claimed attempt. An attempt claimed from the queue is already running (the
+   * claim committed that); one still starting (hedges, attempts started through the API)
+   * is moved to running here, committed before its call.
    */
-  async function run(claimed: ClaimedAttempt, marked?: AttemptRow | null): Promise<void> {
+  async function run(claimed: ClaimedAttempt): Promise<void> {
     const { attempt: claimedAttempt, job } = claimed;
     held.add(claimedAttempt.id);
     try {
-      if (marked === undefined) await failpoint('worker.after_claim');
+      await failpoint('worker.after_claim');
       const operation = operations.get(job.operation);
       const provider = providers.get(claimedAttempt.provider);
       if (!operation || !provider) {
         const message = !operation
           ? `operation ${job.operation} is not configured`
           : `provider ${claimedAttempt.provider} is not available`;
+        // Not called, by this process, whatever its state says.
         await failAttempt(
           pool,
           operations,
           claimedAttempt.id,
           { error: { code: 'provider_unavailable', message } },
-          { from: ['starting'] },
+          { from: [claimedAttempt.state === 'running' ? 'running' : 'starting'] },
         );
         return;
       }
       const attempt =
-        marked === undefined
-          ? await markRunning(pool, claimedAttempt.id, id, operation.attemptTimeoutMs, leaseMs)
-          : marked;
+        claimedAttempt.state === 'running'
+          ? claimedAttempt
+          : await markRunning(pool, claimedAttempt.id, id, operation.attemptTimeoutMs, leaseMs);
       if (!attempt) {
         // Abandoned, cancelled or won by a sibling before the call: it provably never left.
         await failAttempt(
@@ -309,41 +311,29 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
     }
   }
 
-  function launch(claimed: ClaimedAttempt, marked?: AttemptRow | null): void {
+  function launch(claimed: ClaimedAttempt): void {
     track(
-      run(claimed, marked).finally(() => {
+      run(claimed).finally(() => {
         busy -= 1;
         wakeUp?.();
       }),
     );
   }
 
-  /**
-   * Starts the attempts one claim statement took: the failpoint, then one markRunningMany
-   * for all of them (committed before any provider is called), then each call.
-   */
-  async function launchBatch(batch: ClaimedAttempt[]): Promise<void> {
-    for (const c of batch) metrics.claimLatency.observe(c.waitedSeconds);
-    let marked: Map<string, AttemptRow> | undefined;
-    try {
-      await failpoint('worker.after_claim');
-      const runnable: { id: string; timeoutMs: number }[] = [];
-      for (const c of batch) {
-        const operation = operations.get(c.job.operation);
-        if (operation && providers.get(c.attempt.provider))
-          runnable.push({ id: c.attempt.id, timeoutMs: operation.attemptTimeoutMs });
-      }
-      marked = await markRunningMany(pool, runnable, id, leaseMs);
-    } catch (error) {
-      // Still starting: their leases expire and the sweep fails them (never called).
-      busy -= batch.length;
-      throw error;
-    }
-    for (const c of batch) launch(c, marked.get(c.attempt.id) ?? null);
-  }
-
   async function claimLoop(): Promise<void> {
-    const rotation = (operation: Operation) => providerRotation(onejob, operation);
+    // The failover gate reads the verifications table; an idle worker polls often, so its
+    // answer is reused for a second (a backup verified or refused just now is seen by
+    // this worker's claims at most a second later; the API's fallback button asks anew).
+    const rotations = new Map<string, { at: number; providers: Promise<string[]> }>();
+    const rotation = (operation: Operation) => {
+      if (operation.providers.length < 2) return Promise.resolve([...operation.providers]);
+      const cached = rotations.get(operation.name);
+      if (cached && Date.now() - cached.at < ROTATION_CACHE_MS) return cached.providers;
+      const providers = providerRotation(onejob, operation);
+      rotations.set(operation.name, { at: Date.now(), providers });
+      providers.catch(() => rotations.delete(operation.name));
+      return providers;
+    };
     let unownedCheckedAt = 0;
     while (running) {
       try {
@@ -367,7 +357,10 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
           const batch = await claimQueuedJobs(pool, operations, { id, leaseMs, limit: free, rotation });
           if (batch.length === 0) break;
           busy += batch.length;
-          await launchBatch(batch);
+          for (const claimed of batch) {
+            metrics.claimLatency.observe(claimed.waitedSeconds);
+            launch(claimed);
+          }
           if (batch.length < free) break;
         }
       } catch (error) {
