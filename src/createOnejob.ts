@@ -2,28 +2,38 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { type AttemptsHandle, createAttemptsHandle } from './attempts/attemptsHandle.js';
 import type { OnejobConfig } from './config/types.js';
-import { createPool, type Queryable } from './db/createPool.js';
-import { isOnejobError } from './errors/OnejobError.js';
+import { createPool, guardCheckedOutClients, type Queryable } from './db/createPool.js';
+import { isOnejobError, OnejobError } from './errors/OnejobError.js';
 import { Wakeups } from './events/wakeups.js';
 import { archiveJobs } from './jobs/archiveJobs.js';
 import { type CreateJobRequest, type CreateJobResult, createJob } from './jobs/createJob.js';
 import { getJob } from './jobs/getJob.js';
+import {
+  type JobDeliveryView,
+  type JobEventView,
+  listJobDeliveries,
+  listJobEvents,
+} from './jobs/jobHistory.js';
 import { JobSettledListener } from './jobs/jobSettledListener.js';
 import { type JobView, SETTLED_JOB_STATES } from './jobs/jobView.js';
 import { type JobPage, type ListJobsQuery, listJobs } from './jobs/listJobs.js';
+import type { AnyCodeOperation } from './library/defineOperation.js';
+import { createInboxHandle, type InboxHandle } from './library/inboxHandle.js';
+import { createLedgerHandle, type LedgerHandle } from './library/ledgerHandle.js';
+import { createOutboxHandle, type OutboxHandle } from './library/outboxHandle.js';
+import { registerCodeOperations } from './library/registerCodeOperations.js';
+import { type RunningRoles, type StartOptions, startRoles } from './library/startRoles.js';
+import type {
+  InputFor,
+  JobReadOptions,
+  JobRequest,
+  ResultFor,
+  TypedCreateJobResult,
+} from './library/typedJobs.js';
 import { createLogger } from './observability/createLogger.js';
 import { createMetrics, type Metrics } from './observability/createMetrics.js';
 import { OperationRegistry } from './operations/operationRegistry.js';
-import { type ProviderRegistry, createProviders } from './providers/createProviders.js';
-import { OnejobError } from './errors/OnejobError.js';
-import { type JobDeliveryView, type JobEventView, listJobDeliveries, listJobEvents } from './jobs/jobHistory.js';
-import type { AnyCodeOperation } from './library/defineOperation.js';
-import { type InboxHandle, createInboxHandle } from './library/inboxHandle.js';
-import { type LedgerHandle, createLedgerHandle } from './library/ledgerHandle.js';
-import { type OutboxHandle, createOutboxHandle } from './library/outboxHandle.js';
-import { registerCodeOperations } from './library/registerCodeOperations.js';
-import { type RunningRoles, type StartOptions, startRoles } from './library/startRoles.js';
-import type { InputFor, JobReadOptions, JobRequest, ResultFor, TypedCreateJobResult } from './library/typedJobs.js';
+import { createProviders, type ProviderRegistry } from './providers/createProviders.js';
 
 export interface OnejobOptions {
   /** Your pool (shared with your own queries), or a connection string for onejob to own one. */
@@ -134,6 +144,8 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
   if (!options.pool && !options.connectionString)
     throw new TypeError('createOnejob needs a pool or a connectionString');
   const pool = options.pool ?? createPool({ connectionString: options.connectionString!, logger });
+  // A caller's pool gets the same protection for the clients onejob checks out.
+  if (options.pool) guardCheckedOutClients(options.pool, logger);
   const connectionString =
     options.connectionString ??
     (pool as unknown as { options?: { connectionString?: string } }).options?.connectionString;

@@ -24,7 +24,22 @@ export function createPool(options: PoolOptions): pg.Pool {
   pool.on('error', (error) => {
     options.logger?.warn({ err: error }, 'idle PostgreSQL connection failed');
   });
+  guardCheckedOutClients(pool, options.logger);
   return pool;
+}
+
+/**
+ * pg-pool listens for errors only on idle clients. A client checked out for a transaction
+ * (a relay batch publishing to a broker, a worker between two statements) that loses its
+ * server emits 'error' with no listener, which kills the process. Every client gets a
+ * listener of its own; the statement that follows fails and the transaction rolls back.
+ */
+export function guardCheckedOutClients(pool: pg.Pool, logger?: Logger): void {
+  pool.on('connect', (client) => {
+    client.on('error', (error) => {
+      logger?.warn({ err: error }, 'PostgreSQL connection lost while checked out');
+    });
+  });
 }
 
 /** Anything that can run a query: a pool, or a client inside the caller's transaction. */
