@@ -151,7 +151,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     await load.stop();
     log(`load stopped after ${load.intents()} intents; settling`);
     const settled = await settle(pool, consumer, history.features, o.settleMs ?? 45_000, log);
-    if (!settled) await explainUnsettled(pool, fleet, log);
+    if (!settled) await explainUnsettled(pool, fleet, consumer, log);
 
     const snapshot = await takeSnapshot(pool, { helper: consumer.helper });
     const report = checkHistory(history, snapshot);
@@ -271,7 +271,17 @@ async function detectFeatures(
 }
 
 /** Where undelivered events stand, and what the relays said last: printed when a run does not settle. */
-async function explainUnsettled(pool: pg.Pool, fleet: OnejobFleet, log: (l: string) => void) {
+async function explainUnsettled(
+  pool: pg.Pool,
+  fleet: OnejobFleet,
+  consumer: EventConsumer,
+  log: (l: string) => void,
+) {
+  try {
+    log(`  stream and consumer ${JSON.stringify(await consumer.info())}`);
+  } catch (error) {
+    log(`  stream info unavailable: ${String(error)}`);
+  }
   try {
     const { rows } = await pool.query(
       `SELECT publisher, state, count(*)::int AS n, max(attempts) AS max_attempts, min(next_attempt_at) AS next_due,

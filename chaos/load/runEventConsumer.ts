@@ -6,8 +6,8 @@
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type pg from 'pg';
-import { resilientPool } from '../cluster/resilientPool.js';
 import type { Queryable } from '../../src/db/createPool.js';
+import { resilientPool } from '../cluster/resilientPool.js';
 import type { Delivery } from '../history/types.js';
 
 type ConsumeOnce = (
@@ -34,16 +34,29 @@ export interface EventConsumer {
   deliveries: Delivery[];
   helper: boolean;
   seen(): Set<string>;
+  /** The stream's and the consumer's own counts, for diagnosing a run that does not settle. */
+  info(): Promise<Record<string, unknown>>;
   stop(): Promise<void>;
 }
 
 const NANOS_PER_MS = 1_000_000;
 
-export async function runEventConsumer(o: { natsUrls: string[]; stream: string; databaseUrl: string }): Promise<EventConsumer> {
+export async function runEventConsumer(o: {
+  natsUrls: string[];
+  stream: string;
+  databaseUrl: string;
+}): Promise<EventConsumer> {
   const consumeOnce = await loadConsumeOnce();
   const pool = resilientPool(o.databaseUrl, 4);
-  await pool.query(`CREATE TABLE IF NOT EXISTS ${EFFECTS_TABLE} (event_id text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-  const nc: NatsConnection = await connect({ servers: o.natsUrls, reconnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  await pool.query(
+    `CREATE TABLE IF NOT EXISTS ${EFFECTS_TABLE} (event_id text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+  );
+  const nc: NatsConnection = await connect({
+    servers: o.natsUrls,
+    reconnect: true,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+  });
   const jsm = await jetstreamManager(nc);
   await jsm.consumers.add(o.stream, {
     durable_name: CONSUMER_NAME,
@@ -77,7 +90,9 @@ export async function runEventConsumer(o: { natsUrls: string[]; stream: string; 
   const loop = (async () => {
     while (running) {
       try {
-        const messages = await consumer.consume({ max_messages: 200 });
+        // A bounded pull per round, not one long-lived consume(): a pull that was pending on a
+        // node that restarted simply expires, and the next round asks the new leader.
+        const messages = await consumer.fetch({ max_messages: 200, expires: 2_000 });
         for await (const m of messages) {
           if (!running) break;
           let event: { id: string; type: string; subject: string; data?: { idempotencyKey?: string } };
@@ -91,7 +106,9 @@ export async function runEventConsumer(o: { natsUrls: string[]; stream: string; 
             eventId: event.id,
             type: event.type,
             subject: event.subject,
-            ...(typeof event.data?.idempotencyKey === 'string' ? { idempotencyKey: event.data.idempotencyKey } : {}),
+            ...(typeof event.data?.idempotencyKey === 'string'
+              ? { idempotencyKey: event.data.idempotencyKey }
+              : {}),
             at: Date.now(),
             redelivered: m.redelivered,
             acked: false,
@@ -117,6 +134,19 @@ export async function runEventConsumer(o: { natsUrls: string[]; stream: string; 
     deliveries,
     helper: consumeOnce !== undefined,
     seen: () => seen,
+    async info() {
+      const stream = await jsm.streams.info(o.stream);
+      const c = await jsm.consumers.info(o.stream, CONSUMER_NAME);
+      return {
+        streamMessages: stream.state.messages,
+        consumerDelivered: c.delivered.stream_seq,
+        ackFloor: c.ack_floor.stream_seq,
+        numPending: c.num_pending,
+        numAckPending: c.num_ack_pending,
+        numRedelivered: c.num_redelivered,
+        seen: seen.size,
+      };
+    },
     async stop() {
       running = false;
       await nc.drain().catch(() => nc.close());
