@@ -65,7 +65,17 @@ export async function relayThroughput(r: RelayRun): Promise<LoadResult & { extra
       workDir: r.workDir,
     });
     const stopRss = server.sampleRss();
+    const published = async () => {
+      const { rows } = await counter.query<{ n: string }>(
+        "SELECT count(*) AS n FROM onejob.outbox_deliveries WHERE publisher = 'nats' AND state = 'published'",
+      );
+      return Number(rows[0]!.n);
+    };
     try {
+      // Measure the relay publishing, not the relay starting: the window opens once the
+      // first batch is acknowledged (bounded, so a relay that never publishes still ends).
+      const openBy = Date.now() + 60_000;
+      while ((await published()) === 0 && Date.now() < openBy) await new Promise((r) => setTimeout(r, 100));
       const result = await measureCompletions({
         label: 'onejob relay',
         warmupMs: r.warmupMs,
@@ -73,12 +83,7 @@ export async function relayThroughput(r: RelayRun): Promise<LoadResult & { extra
         progress: r.progress,
         pollMs: 250,
         total: r.events,
-        completed: async () => {
-          const { rows } = await counter.query<{ n: string }>(
-            "SELECT count(*) AS n FROM onejob.outbox_deliveries WHERE publisher = 'nats' AND state = 'published'",
-          );
-          return Number(rows[0]!.n);
-        },
+        completed: published,
       });
       return { ...result, extra: { serverRssMb: stopRss(), serverIdleRssMb: server.idleRssMb } };
     } finally {

@@ -1,8 +1,8 @@
-import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OWNER_A, OWNER_B, type TestApp, postJob, startTestApp } from '../helpers/startTestApp.js';
+import { OWNER_A, OWNER_B, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { runCli } from './runCli.js';
 
 let t: TestApp;
@@ -13,16 +13,21 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-describe('onejob jobs', () => {
+describe('onejob jobs', { timeout: 180_000 }, () => {
   it('create twice with one --key prints one job id; the second run says replayed', async () => {
-    const first = await runCli(['jobs', 'create', 'charge', '{"amount":1999}', '--key', 'cli-double', '--json'], env);
+    const first = await runCli(
+      ['jobs', 'create', 'charge', '{"amount":1999}', '--key', 'cli-double', '--json'],
+      env,
+    );
     expect(first.code).toBe(0);
     const job = JSON.parse(first.stdout) as { id: string; state: string };
     const second = await runCli(['jobs', 'create', 'charge', '{"amount":1999}', '--key', 'cli-double'], env);
     expect(second.code).toBe(0);
     expect(second.stdout).toContain(`job ${job.id}`);
     expect(second.stdout).toMatch(/replayed/);
-    const { rows } = await t.onejob.pool.query(`SELECT id FROM onejob.jobs WHERE idempotency_key = 'cli-double'`);
+    const { rows } = await t.onejob.pool.query(
+      `SELECT id FROM onejob.jobs WHERE idempotency_key = 'cli-double'`,
+    );
     expect(rows).toEqual([{ id: job.id }]);
   });
 
@@ -46,7 +51,9 @@ describe('onejob jobs', () => {
   });
 
   it('get and wait read the job; another owner gets job_not_found', async () => {
-    const created = (await (await postJob(t, 'cli-get', { operation: 'charge', input: { amount: 5 } })).json()) as { id: string };
+    const created = (await (
+      await postJob(t, 'cli-get', { operation: 'charge', input: { amount: 5 } })
+    ).json()) as { id: string };
     const got = await runCli(['jobs', 'get', created.id], env);
     expect(got.stdout).toMatch(new RegExp(`job ${created.id}[\\s\\S]*state\\s+queued`));
     const waited = await runCli(['jobs', 'wait', created.id, '--timeout', '200', '--json'], env);
@@ -60,9 +67,15 @@ describe('onejob jobs', () => {
     const dir = await mkdtemp(join(tmpdir(), 'onejob-cli-'));
     await mkdir(join(dir, '.onejob'));
     await writeFile(join(dir, '.onejob', 'api-key'), `${OWNER_B.token}\n`);
-    const r = await runCli(['jobs', 'create', 'charge', '{"amount":8}', '--key', 'cli-devtoken', '--json'], { ONEJOB_URL: t.url }, dir);
+    const r = await runCli(
+      ['jobs', 'create', 'charge', '{"amount":8}', '--key', 'cli-devtoken', '--json'],
+      { ONEJOB_URL: t.url },
+      dir,
+    );
     expect(r.code).toBe(0);
-    const { rows } = await t.onejob.pool.query(`SELECT owner_id FROM onejob.jobs WHERE idempotency_key = 'cli-devtoken'`);
+    const { rows } = await t.onejob.pool.query(
+      `SELECT owner_id FROM onejob.jobs WHERE idempotency_key = 'cli-devtoken'`,
+    );
     expect(rows).toEqual([{ owner_id: OWNER_B.owner }]);
   });
 });
