@@ -115,7 +115,11 @@ export async function runEventConsumer(o: {
           };
           deliveries.push(delivery);
           try {
-            await apply(event);
+            // Bounded: a delivery stuck on a database restart is nak'ed and comes again.
+            await Promise.race([
+              apply(event),
+              new Promise((_, reject) => setTimeout(() => reject(new Error('apply timed out')), 20_000)),
+            ]);
             seen.add(event.id);
             m.ack();
             delivery.acked = true;
