@@ -51,12 +51,9 @@ export async function runEventConsumer(o: {
   await pool.query(
     `CREATE TABLE IF NOT EXISTS ${EFFECTS_TABLE} (event_id text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
   );
-  const nc: NatsConnection = await connect({
-    servers: o.natsUrls,
-    reconnect: true,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 250,
-  });
+  const dial = () =>
+    connect({ servers: o.natsUrls, reconnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  let nc: NatsConnection = await dial();
   const jsm = await jetstreamManager(nc);
   await jsm.consumers.add(o.stream, {
     durable_name: CONSUMER_NAME,
@@ -65,7 +62,7 @@ export async function runEventConsumer(o: {
     ack_wait: 5_000 * NANOS_PER_MS,
     max_ack_pending: 1_000,
   });
-  const consumer = await jetstream(nc).consumers.get(o.stream, CONSUMER_NAME);
+  let consumer = await jetstream(nc).consumers.get(o.stream, CONSUMER_NAME);
   const deliveries: Delivery[] = [];
   const seen = new Set<string>();
   let running = true;
@@ -87,49 +84,67 @@ export async function runEventConsumer(o: {
     }
   }
 
+  // One bounded pull per round, not one long-lived consume(). A round that does not end
+  // (a pull left pending on a NATS node that restarted can hang the client) is abandoned
+  // with its connection, and the next round starts on a new connection: an application
+  // consumer that stops consuming would otherwise look like lost events.
+  const round = async () => {
+    const messages = await consumer.fetch({ max_messages: 200, expires: 2_000 });
+    for await (const m of messages) {
+      if (!running) break;
+      let event: { id: string; type: string; subject: string; data?: { idempotencyKey?: string } };
+      try {
+        event = m.json();
+      } catch {
+        m.term();
+        continue;
+      }
+      const delivery: Delivery = {
+        eventId: event.id,
+        type: event.type,
+        subject: event.subject,
+        ...(typeof event.data?.idempotencyKey === 'string'
+          ? { idempotencyKey: event.data.idempotencyKey }
+          : {}),
+        at: Date.now(),
+        redelivered: m.redelivered,
+        acked: false,
+      };
+      deliveries.push(delivery);
+      try {
+        // Bounded: a delivery stuck on a database restart is nak'ed and comes again.
+        await Promise.race([
+          apply(event),
+          new Promise((_, reject) => setTimeout(() => reject(new Error('apply timed out')), 20_000)),
+        ]);
+        seen.add(event.id);
+        m.ack();
+        delivery.acked = true;
+      } catch {
+        // The database is away: let JetStream deliver it again.
+        m.nak(500);
+      }
+    }
+  };
+
   const loop = (async () => {
     while (running) {
+      let timer: NodeJS.Timeout | undefined;
+      const stuck = new Promise<'stuck'>((resolve) => {
+        timer = setTimeout(() => resolve('stuck'), 45_000);
+      });
       try {
-        // A bounded pull per round, not one long-lived consume(): a pull that was pending on a
-        // node that restarted simply expires, and the next round asks the new leader.
-        const messages = await consumer.fetch({ max_messages: 200, expires: 2_000 });
-        for await (const m of messages) {
-          if (!running) break;
-          let event: { id: string; type: string; subject: string; data?: { idempotencyKey?: string } };
-          try {
-            event = m.json();
-          } catch {
-            m.term();
-            continue;
-          }
-          const delivery: Delivery = {
-            eventId: event.id,
-            type: event.type,
-            subject: event.subject,
-            ...(typeof event.data?.idempotencyKey === 'string'
-              ? { idempotencyKey: event.data.idempotencyKey }
-              : {}),
-            at: Date.now(),
-            redelivered: m.redelivered,
-            acked: false,
-          };
-          deliveries.push(delivery);
-          try {
-            // Bounded: a delivery stuck on a database restart is nak'ed and comes again.
-            await Promise.race([
-              apply(event),
-              new Promise((_, reject) => setTimeout(() => reject(new Error('apply timed out')), 20_000)),
-            ]);
-            seen.add(event.id);
-            m.ack();
-            delivery.acked = true;
-          } catch {
-            // The database is away: let JetStream deliver it again.
-            m.nak(500);
-          }
+        const outcome = await Promise.race([round(), stuck]);
+        if (outcome === 'stuck' && running) {
+          const old = nc;
+          nc = await dial();
+          consumer = await jetstream(nc).consumers.get(o.stream, CONSUMER_NAME);
+          void old.close().catch(() => undefined);
         }
       } catch {
         await new Promise((r) => setTimeout(r, 500));
+      } finally {
+        clearTimeout(timer);
       }
     }
   })();
@@ -139,8 +154,9 @@ export async function runEventConsumer(o: {
     helper: consumeOnce !== undefined,
     seen: () => seen,
     async info() {
-      const stream = await jsm.streams.info(o.stream);
-      const c = await jsm.consumers.info(o.stream, CONSUMER_NAME);
+      const now = await jetstreamManager(nc);
+      const stream = await now.streams.info(o.stream);
+      const c = await now.consumers.info(o.stream, CONSUMER_NAME);
       return {
         streamMessages: stream.state.messages,
         consumerDelivered: c.delivered.stream_seq,
