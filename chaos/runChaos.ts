@@ -153,6 +153,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     const settled = await settle(pool, consumer, history.features, o.settleMs ?? 45_000, log);
     if (!settled) await explainUnsettled(pool, fleet, consumer, log);
 
+    // The consumer stops before the snapshot: a delivery acked after the effects were read
+    // would look like an ack without an effect.
+    await consumer.stop();
     const snapshot = await takeSnapshot(pool, { helper: consumer.helper });
     const report = checkHistory(history, snapshot);
     const summary = summarizeRun(history, snapshot, report, processes);
@@ -305,7 +308,11 @@ async function settle(
   maxMs: number,
   log: (l: string) => void,
 ): Promise<boolean> {
-  const deadline = Date.now() + maxMs;
+  // The wait is `maxMs` without progress: a consumer still catching up on a backlog built
+  // under faults keeps the run settling (up to ten times as long), a stuck one does not.
+  const hardStop = Date.now() + maxMs * 10;
+  let deadline = Date.now() + maxMs;
+  let best = Number.POSITIVE_INFINITY;
   for (;;) {
     let open = 0;
     let unseen = 0;
@@ -324,6 +331,10 @@ async function settle(
       open = -1;
     }
     if (open === 0 && unseen === 0) return true;
+    if (open >= 0 && open + unseen < best) {
+      best = open + unseen;
+      deadline = Math.min(hardStop, Date.now() + maxMs);
+    }
     if (Date.now() > deadline) {
       log(`settle: gave up after ${maxMs} ms with ${open} open jobs and ${unseen} unconsumed events`);
       return false;

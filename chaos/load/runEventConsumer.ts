@@ -66,6 +66,7 @@ export async function runEventConsumer(o: {
   const deliveries: Delivery[] = [];
   const seen = new Set<string>();
   let running = true;
+  let stopping: Promise<void> | undefined;
 
   async function apply(event: { id: string; type: string }): Promise<void> {
     if (!consumeOnce) return;
@@ -167,11 +168,14 @@ export async function runEventConsumer(o: {
         seen: seen.size,
       };
     },
-    async stop() {
-      running = false;
-      await nc.drain().catch(() => nc.close());
-      await Promise.race([loop, new Promise((r) => setTimeout(r, 3_000))]);
-      await pool.end().catch(() => undefined);
+    stop() {
+      stopping ??= (async () => {
+        running = false;
+        await nc.drain().catch(() => nc.close().catch(() => undefined));
+        await Promise.race([loop, new Promise((r) => setTimeout(r, 3_000))]);
+        await pool.end().catch(() => undefined);
+      })();
+      return stopping;
     },
   };
 }
