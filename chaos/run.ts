@@ -52,7 +52,12 @@ const database = (a.get('database') ?? 'embedded') as 'embedded' | 'system';
 
 try {
   if (a.has('scale')) {
-    await runScale({ seed, resultsDir, database: a.has('database') ? database : 'system', jobs: Number(a.get('jobs') ?? 600) });
+    await runScale({
+      seed,
+      resultsDir,
+      database: a.has('database') ? database : 'system',
+      jobs: Number(a.get('jobs') ?? 600),
+    });
     process.exit(0);
   }
   const outcome = await runChaos({

@@ -2,7 +2,13 @@
 
 export { ConfigError, loadConfig, validateConfig } from './config/loadConfig.js';
 export type { OnejobConfig, OperationConfig, ProviderConfig } from './config/types.js';
-export { createOnejob, type Onejob, type OnejobOptions, type TxOption, type TypedOnejob } from './createOnejob.js';
+export {
+  createOnejob,
+  type Onejob,
+  type OnejobOptions,
+  type TxOption,
+  type TypedOnejob,
+} from './createOnejob.js';
 export {
   defineOperation,
   type AnyCodeOperation,
@@ -10,11 +16,26 @@ export {
   type CodeOperationDefinition,
   type RunContext,
 } from './library/defineOperation.js';
-export { DefiniteFailure, isDefiniteFailure, type DefiniteFailureOptions } from './library/DefiniteFailure.js';
+export {
+  DefiniteFailure,
+  isDefiniteFailure,
+  type DefiniteFailureOptions,
+} from './library/DefiniteFailure.js';
 export { AttemptAborted } from './library/codeProvider.js';
 export { typedSchema, type FromJsonSchema, type InferInput, type TypedSchema } from './library/inferInput.js';
-export type { InputFor, JobReadOptions, JobRequest, ResultFor, TypedCreateJobResult } from './library/typedJobs.js';
-export { BACKGROUND_ROLES, type BackgroundRole, type RunningRoles, type StartOptions } from './library/startRoles.js';
+export type {
+  InputFor,
+  JobReadOptions,
+  JobRequest,
+  ResultFor,
+  TypedCreateJobResult,
+} from './library/typedJobs.js';
+export {
+  BACKGROUND_ROLES,
+  type BackgroundRole,
+  type RunningRoles,
+  type StartOptions,
+} from './library/startRoles.js';
 export type { InboxHandle } from './library/inboxHandle.js';
 export type { LedgerHandle } from './library/ledgerHandle.js';
 export type { OutboxHandle } from './library/outboxHandle.js';
@@ -34,11 +55,20 @@ export type { CreateJobRequest, CreateJobResult } from './jobs/createJob.js';
 export { fingerprint } from './jobs/fingerprint.js';
 export type { AttemptState, AttemptView, JobState, JobView } from './jobs/jobView.js';
 export { createTransfer, type CreateTransferResult } from './ledger/createTransfer.js';
-export { reverseTransfer, type ReverseTransferRequest, type ReverseTransferResult } from './ledger/reverseTransfer.js';
+export {
+  reverseTransfer,
+  type ReverseTransferRequest,
+  type ReverseTransferResult,
+} from './ledger/reverseTransfer.js';
 export { getTransfer } from './ledger/getTransfer.js';
 export { getBalance, type Balance } from './ledger/getBalance.js';
 export { listEntries, type EntryPage, type EntryView, type ListEntriesQuery } from './ledger/listEntries.js';
-export { postAttemptCost, attemptCostAccounts, attemptCostTransferId, type AttemptCost } from './ledger/postAttemptCost.js';
+export {
+  postAttemptCost,
+  attemptCostAccounts,
+  attemptCostTransferId,
+  type AttemptCost,
+} from './ledger/postAttemptCost.js';
 export type { TransferRequest } from './ledger/checkTransferRequest.js';
 export type { TransferView } from './ledger/transferView.js';
 export {
@@ -54,6 +84,11 @@ export { listInboxEvents, type InboxEventView } from './inbox/listInboxEvents.js
 export { startRelay, type Relay, type RelayStats } from './outbox/startRelay.js';
 export { type Publisher, type OutboxEvent, type PublishReceipt, PublishError } from './outbox/publisher.js';
 export { createPublishers } from './outbox/publishers/createPublishers.js';
-export { listDeadLetters, replayDeadLetter, type DeadLetter, type DeadLetterPage } from './outbox/deadLetters.js';
+export {
+  listDeadLetters,
+  replayDeadLetter,
+  type DeadLetter,
+  type DeadLetterPage,
+} from './outbox/deadLetters.js';
 export { outboxBacklog, type PublisherBacklog } from './outbox/outboxBacklog.js';
 export { cleanupOutbox } from './outbox/cleanupOutbox.js';

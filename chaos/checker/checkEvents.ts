@@ -50,7 +50,11 @@ export function checkEventsAppliedOnce(history: ChaosHistory, snapshot: DbSnapsh
   }
   for (const [id, count] of effects) {
     if (!deliveredIds.has(id))
-      violations.push({ check, detail: `event ${id} took effect ${count} times but was never delivered`, refs: { eventId: id } });
+      violations.push({
+        check,
+        detail: `event ${id} took effect ${count} times but was never delivered`,
+        refs: { eventId: id },
+      });
   }
   return result(check, deliveredIds.size, violations);
 }

@@ -20,7 +20,11 @@ export function checkOneWinnerPerJob(history: ChaosHistory, snapshot: DbSnapshot
     }
     const winner = winners[0];
     if (job.state === 'succeeded' && job.completedBy === null) {
-      violations.push({ check, detail: `job ${job.id} succeeded with no completed_by`, refs: { jobId: job.id } });
+      violations.push({
+        check,
+        detail: `job ${job.id} succeeded with no completed_by`,
+        refs: { jobId: job.id },
+      });
     }
     if (job.completedBy !== null && job.state !== 'succeeded') {
       violations.push({

@@ -11,7 +11,12 @@ export const ATTEMPT_TIMEOUT_MS = 1_500;
 export function chaosConfig(o: { providerUrl: string; natsUrl: string; stream: string }): OnejobConfig {
   return {
     providers: {
-      pay: { kind: 'http', url: `${o.providerUrl}/charge`, idempotent: true, statusUrl: `${o.providerUrl}/charge/{key}` },
+      pay: {
+        kind: 'http',
+        url: `${o.providerUrl}/charge`,
+        idempotent: true,
+        statusUrl: `${o.providerUrl}/charge/{key}`,
+      },
     },
     operations: {
       charge: {

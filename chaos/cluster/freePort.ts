@@ -16,7 +16,12 @@ export function freePort(): Promise<number> {
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Polls `fn` until it returns a truthy value or `timeoutMs` passes (then throws with `what`). */
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 200): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs: number,
+  everyMs = 200,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -27,7 +32,9 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
       last = error;
     }
     if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`,
+      );
     await sleep(everyMs);
   }
 }

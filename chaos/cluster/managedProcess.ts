@@ -58,7 +58,11 @@ export class ManagedProcess {
   /** Resolves once output since `from` matches, rejects if the process exits or time runs out. */
   waitForOutput(pattern: RegExp, timeoutMs: number, from = 0): Promise<void> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${this.name}: no ${pattern} within ${timeoutMs} ms:\n${this.out.slice(-3000)}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(new Error(`${this.name}: no ${pattern} within ${timeoutMs} ms:\n${this.out.slice(-3000)}`)),
+        timeoutMs,
+      );
       const check = () => {
         if (pattern.test(this.out.slice(from))) {
           clearTimeout(timer);

@@ -110,7 +110,9 @@ export async function startOnejobFleet(o: {
       const ok = await Promise.all(batch.map((m) => start(m.name, {}, 90_000)));
       const failed = batch.filter((_, j) => !ok[j]);
       if (failed.length)
-        throw new Error(`${failed.map((m) => m.name).join(', ')} did not start:\n${failed.map((m) => m.process.output().slice(-2000)).join('\n')}`);
+        throw new Error(
+          `${failed.map((m) => m.name).join(', ')} did not start:\n${failed.map((m) => m.process.output().slice(-2000)).join('\n')}`,
+        );
     }
   } catch (error) {
     await fleet.stop();

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { type EmbeddedDatabase, startEmbedded } from '../../src/db/startEmbedded.js';
 
-export const SYSTEM_POSTGRES = process.env.CHAOS_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const SYSTEM_POSTGRES =
+  process.env.CHAOS_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface ChaosDatabase {
   url: string;

@@ -60,7 +60,14 @@ export async function startFakePaymentProvider(
       const attempt = Number(req.headers['x-onejob-attempt'] ?? 0);
       const receivedAt = Date.now();
       const body = JSON.parse(await readBody(req)) as { input?: { amount?: number } };
-      const record: ProviderRequest = { provider: name, key, attempt, receivedAt, doneAt: receivedAt, outcome: 'refused' };
+      const record: ProviderRequest = {
+        provider: name,
+        key,
+        attempt,
+        receivedAt,
+        doneAt: receivedAt,
+        outcome: 'refused',
+      };
       requests.push(record);
       if (!key) return answer(400, { error: 'idempotency_key_required' });
       const existing = charges.get(key);

@@ -40,7 +40,13 @@ export async function startNatsCluster(dir: string, stream = 'ONEJOB', size = 3)
         `cluster { name: onejob-chaos, listen: 127.0.0.1:${route[i]}, routes: [${routes.join(', ')}] }`,
       ].join('\n') + '\n',
     );
-    const node = new ManagedProcess(`nats-${i + 1}`, NATS_SERVER, ['-c', conf], { PATH: process.env.PATH ?? '' }, dir);
+    const node = new ManagedProcess(
+      `nats-${i + 1}`,
+      NATS_SERVER,
+      ['-c', conf],
+      { PATH: process.env.PATH ?? '' },
+      dir,
+    );
     node.start();
     nodes.push(node);
   }
@@ -70,12 +76,14 @@ export async function startNatsCluster(dir: string, stream = 'ONEJOB', size = 3)
         const nc = await connect({ servers: urls, timeout: 2_000 });
         try {
           const jsm = await jetstreamManager(nc, { timeout: 5_000 });
-          await jsm.streams.add({ name: stream, subjects: ['onejob.>'], num_replicas: size }).catch(async (error: unknown) => {
-            const info = await jsm.streams.info(stream).catch(() => {
-              throw error;
+          await jsm.streams
+            .add({ name: stream, subjects: ['onejob.>'], num_replicas: size })
+            .catch(async (error: unknown) => {
+              const info = await jsm.streams.info(stream).catch(() => {
+                throw error;
+              });
+              if (info.config.num_replicas !== size) throw error;
             });
-            if (info.config.num_replicas !== size) throw error;
-          });
           return true;
         } finally {
           await nc.close();

@@ -77,12 +77,22 @@ export function buildFaultSchedule(o: ScheduleOptions): PlannedFault[] {
       }
       case 'process_kill': {
         const role = rng.pick(roles);
-        return { atMs, kind: seed.kind, target: `${role}-${rng.int(1, o.processes[role])}`, durationMs: rng.int(300, 1_500) };
+        return {
+          atMs,
+          kind: seed.kind,
+          target: `${role}-${rng.int(1, o.processes[role])}`,
+          durationMs: rng.int(300, 1_500),
+        };
       }
       case 'postgres_restart':
         return { atMs, kind: seed.kind, target: 'postgres', durationMs: rng.int(1_000, 3_000) };
       case 'nats_node_restart':
-        return { atMs, kind: seed.kind, target: `nats-${rng.int(1, o.natsNodes)}`, durationMs: rng.int(1_000, 4_000) };
+        return {
+          atMs,
+          kind: seed.kind,
+          target: `nats-${rng.int(1, o.natsNodes)}`,
+          durationMs: rng.int(1_000, 4_000),
+        };
       default:
         return { atMs, kind: 'provider_stall', target: 'pay', durationMs: rng.int(2_000, 5_000) };
     }

@@ -31,7 +31,13 @@ function restartLater(t: FaultTargets, name: string) {
 
 export async function applyFault(f: PlannedFault, t: FaultTargets): Promise<FaultRecord> {
   const startedAt = Date.now();
-  const done = (note?: string): FaultRecord => ({ kind: f.kind, target: f.target, startedAt, endedAt: Date.now(), ...(note ? { note } : {}) });
+  const done = (note?: string): FaultRecord => ({
+    kind: f.kind,
+    target: f.target,
+    startedAt,
+    endedAt: Date.now(),
+    ...(note ? { note } : {}),
+  });
   switch (f.kind) {
     case 'failpoint_kill': {
       const [failpoint, name] = f.target.split('@') as [string, string];
@@ -102,7 +108,13 @@ export async function runFaults(
       records.push(r);
       t.log(`  ${r.note ? `${r.note}, ` : ''}${Math.round((r.endedAt - r.startedAt) / 100) / 10} s`);
     } catch (error) {
-      records.push({ kind: f.kind, target: f.target, startedAt: Date.now(), endedAt: Date.now(), note: `harness error: ${(error as Error).message.slice(0, 300)}` });
+      records.push({
+        kind: f.kind,
+        target: f.target,
+        startedAt: Date.now(),
+        endedAt: Date.now(),
+        note: `harness error: ${(error as Error).message.slice(0, 300)}`,
+      });
       t.log(`  harness error: ${(error as Error).message.slice(0, 300)}`);
     }
   }

@@ -44,9 +44,9 @@ async function read(db: pg.PoolClient, o: { helper: boolean }): Promise<DbSnapsh
   const outbox = await db.query(OUTBOX_SQL);
   const effects =
     o.helper && (await exists(db, EFFECTS_TABLE))
-      ? (await db.query(`SELECT event_id, count(*)::int AS n FROM ${EFFECTS_TABLE} GROUP BY event_id`)).rows.map(
-          (r) => ({ eventId: r.event_id as string, count: r.n as number }),
-        )
+      ? (
+          await db.query(`SELECT event_id, count(*)::int AS n FROM ${EFFECTS_TABLE} GROUP BY event_id`)
+        ).rows.map((r) => ({ eventId: r.event_id as string, count: r.n as number }))
       : null;
   const ledger = (await exists(db, 'onejob.ledger_entries'))
     ? (await db.query(LEDGER_SQL)).rows.map((r) => ({

@@ -38,7 +38,10 @@ export async function httpCall(spec: CallSpec, record: (call: ApiCall) => void):
   try {
     const res = await fetch(spec.target.url + spec.path, {
       method: spec.method,
-      headers: { ...(spec.body !== undefined ? { 'content-type': 'application/json' } : {}), ...spec.headers },
+      headers: {
+        ...(spec.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...spec.headers,
+      },
       body: spec.body,
       signal: AbortSignal.timeout(spec.timeoutMs ?? 10_000),
     });

@@ -67,8 +67,15 @@ export function runLoadClients(o: LoadOptions): LoadClients {
     const post = (target: { name: string; url: string }, b = body) =>
       httpCall(
         {
-          client, kind: 'create', owner: who.owner, key, target, method: 'POST', path: '/v1/jobs',
-          headers: { authorization: `Bearer ${who.token}`, 'idempotency-key': key }, body: b,
+          client,
+          kind: 'create',
+          owner: who.owner,
+          key,
+          target,
+          method: 'POST',
+          path: '/v1/jobs',
+          headers: { authorization: `Bearer ${who.token}`, 'idempotency-key': key },
+          body: b,
         },
         o.record,
       ).then((a) => a.call);
@@ -94,7 +101,13 @@ export function runLoadClients(o: LoadOptions): LoadClients {
         const at = new Date();
         return httpCall(
           {
-            client, kind: 'inbox', owner: 'acme', key: eventId, source: WEBHOOK_SOURCE, target, method: 'POST',
+            client,
+            kind: 'inbox',
+            owner: 'acme',
+            key: eventId,
+            source: WEBHOOK_SOURCE,
+            target,
+            method: 'POST',
             path: `/v1/inbox/${WEBHOOK_SOURCE}`,
             headers: {
               'webhook-id': eventId,
@@ -113,12 +126,25 @@ export function runLoadClients(o: LoadOptions): LoadClients {
     const who = rng.pick(OWNERS);
     const [debit, credit] = rng.shuffle(ACCOUNTS);
     const id = `${client}-t${i}`;
-    const body = JSON.stringify({ id, debitAccount: debit, creditAccount: credit, amount: rng.int(1, 1_000), currency: 'USD' });
+    const body = JSON.stringify({
+      id,
+      debitAccount: debit,
+      creditAccount: credit,
+      amount: rng.int(1, 1_000),
+      currency: 'USD',
+    });
     const send = (target: { name: string; url: string }) =>
       httpCall(
         {
-          client, kind: 'transfer', owner: who.owner, key: id, target, method: 'POST', path: '/v1/ledger/transfers',
-          headers: { authorization: `Bearer ${who.token}` }, body,
+          client,
+          kind: 'transfer',
+          owner: who.owner,
+          key: id,
+          target,
+          method: 'POST',
+          path: '/v1/ledger/transfers',
+          headers: { authorization: `Bearer ${who.token}` },
+          body,
         },
         o.record,
       ).then((a) => a.call);
@@ -133,7 +159,12 @@ export function runLoadClients(o: LoadOptions): LoadClients {
     try {
       db = await pool.connect();
       await db.query('BEGIN');
-      await createJob(db, operations, { ownerId: who.owner, idempotencyKey: key, operation: 'charge', input: { amount: 1 } });
+      await createJob(db, operations, {
+        ownerId: who.owner,
+        idempotencyKey: key,
+        operation: 'charge',
+        input: { amount: 1 },
+      });
       o.recordRollback(who.owner, key);
       await db.query('ROLLBACK');
     } catch {

@@ -19,7 +19,13 @@ export interface RunSummary {
     settledPerSecondDuringFaults: number;
     settledPerSecondAfterFaults: number;
   };
-  checks: { check: string; examined: number; violations: number; skipped?: string; notes?: Record<string, unknown> }[];
+  checks: {
+    check: string;
+    examined: number;
+    violations: number;
+    skipped?: string;
+    notes?: Record<string, unknown>;
+  }[];
   violations: number;
 }
 
@@ -35,7 +41,8 @@ export function summarizeRun(
   const answers: Record<string, number> = {};
   for (const c of history.calls) {
     operations[c.kind] = (operations[c.kind] ?? 0) + 1;
-    answers[c.status === 0 ? 'no answer' : String(c.status)] = (answers[c.status === 0 ? 'no answer' : String(c.status)] ?? 0) + 1;
+    answers[c.status === 0 ? 'no answer' : String(c.status)] =
+      (answers[c.status === 0 ? 'no answer' : String(c.status)] ?? 0) + 1;
   }
   operations.rolledBackIntakes = history.rolledBack.length;
   operations.providerRequests = history.providerRequests.length;
@@ -83,7 +90,9 @@ export function summarizeRun(
 export function formatSummary(s: RunSummary): string {
   const lines = [
     `chaos run, seed ${s.seed}, ${s.durationSeconds} s, processes ${JSON.stringify(s.processes)}`,
-    `features: ${Object.entries(s.features).map(([k, v]) => `${k}=${v ? 'yes' : 'no'}`).join(' ')}`,
+    `features: ${Object.entries(s.features)
+      .map(([k, v]) => `${k}=${v ? 'yes' : 'no'}`)
+      .join(' ')}`,
     `operations: ${JSON.stringify(s.operations)}`,
     `answers: ${JSON.stringify(s.answers)}`,
     `faults: ${JSON.stringify(s.faults)} (failpoints reached: ${s.failpointsReached})`,
@@ -91,7 +100,8 @@ export function formatSummary(s: RunSummary): string {
       `settled ${s.throughput.settledPerSecondDuringFaults}/s during, ${s.throughput.settledPerSecondAfterFaults}/s after`,
     'checks:',
     ...s.checks.map(
-      (c) => `  ${c.violations === 0 ? (c.skipped ? 'SKIP' : 'ok  ') : 'FAIL'} ${c.check.padEnd(38)} ${c.skipped ? `skipped: ${c.skipped}` : `examined ${c.examined}, violations ${c.violations}`}`,
+      (c) =>
+        `  ${c.violations === 0 ? (c.skipped ? 'SKIP' : 'ok  ') : 'FAIL'} ${c.check.padEnd(38)} ${c.skipped ? `skipped: ${c.skipped}` : `examined ${c.examined}, violations ${c.violations}`}`,
     ),
     `violations: ${s.violations}${s.violations ? `  (replay with --seed ${s.seed})` : ''}`,
   ];

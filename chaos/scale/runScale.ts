@@ -44,7 +44,9 @@ export async function runScale(o: {
     let fleet: Awaited<ReturnType<typeof startOnejobFleet>> | undefined;
     const pool = new pg.Pool({ connectionString: db.url, max: 4 });
     try {
-      const config = { ...chaosConfig({ providerUrl: provider.url, natsUrl: 'nats://127.0.0.1:1', stream: 'X' }) };
+      const config = {
+        ...chaosConfig({ providerUrl: provider.url, natsUrl: 'nats://127.0.0.1:1', stream: 'X' }),
+      };
       config.outbox = { publishers: [{ kind: 'log' }] };
       config.worker = { concurrency: 10, leaseMs: 10_000, pollMs: 50 };
       const configPath = join(dir, 'onejob.json');
@@ -52,7 +54,13 @@ export async function runScale(o: {
       await migrate(db.url);
       fleet = await startOnejobFleet({
         counts: { api: 0, worker: workers, relay: 0 },
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: db.url, ONEJOB_API_KEYS: 'x=scale', CHAOS_WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? dir,
+          DATABASE_URL: db.url,
+          ONEJOB_API_KEYS: 'x=scale',
+          CHAOS_WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        },
         configPath,
         cwd: dir,
       });
@@ -61,7 +69,12 @@ export async function runScale(o: {
       const client = await pool.connect();
       await client.query('BEGIN');
       for (let i = 0; i < o.jobs; i++)
-        await createJob(client, operations, { ownerId: 'scale', idempotencyKey: `scale-${i}`, operation: 'charge', input: { amount: i + 1 } });
+        await createJob(client, operations, {
+          ownerId: 'scale',
+          idempotencyKey: `scale-${i}`,
+          operation: 'charge',
+          input: { amount: i + 1 },
+        });
       await client.query('COMMIT');
       client.release();
       const t0 = Date.now();
@@ -69,7 +82,9 @@ export async function runScale(o: {
       let open = o.jobs;
       while (open > 0 && Date.now() < deadline) {
         await sleep(100);
-        open = Number((await pool.query(`SELECT count(*) AS n FROM onejob.jobs WHERE state <> 'succeeded'`)).rows[0].n);
+        open = Number(
+          (await pool.query(`SELECT count(*) AS n FROM onejob.jobs WHERE state <> 'succeeded'`)).rows[0].n,
+        );
       }
       const seconds = (Date.now() - t0) / 1000;
       const run: ScaleRun = {
@@ -80,7 +95,9 @@ export async function runScale(o: {
         providerRequests: provider.requests.length,
         unfinished: open,
       };
-      log(`${workers} worker process(es): ${run.jobs - open}/${run.jobs} jobs in ${run.seconds} s = ${run.jobsPerSecond} jobs/s`);
+      log(
+        `${workers} worker process(es): ${run.jobs - open}/${run.jobs} jobs in ${run.seconds} s = ${run.jobsPerSecond} jobs/s`,
+      );
       runs.push(run);
     } finally {
       await fleet?.stop().catch(() => undefined);

@@ -26,7 +26,11 @@ export function chargeOperation(paymentApiUrl: string) {
         response = await fetch(`${paymentApiUrl}/v1/charges`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'idempotency-key': ctx.idempotencyKey },
-          body: JSON.stringify({ amount: ctx.input.amount, currency: ctx.input.currency, metadata: { orderId: ctx.input.orderId } }),
+          body: JSON.stringify({
+            amount: ctx.input.amount,
+            currency: ctx.input.currency,
+            metadata: { orderId: ctx.input.orderId },
+          }),
           signal: ctx.signal,
         });
       } catch (error) {

@@ -12,7 +12,10 @@ let shop: Checkout;
 beforeAll(async () => {
   db = await createTestDatabase();
   payments = await startPaymentApi({ declineAbove: 100_000 });
-  shop = await startCheckout({ connectionString: db.url, paymentApiUrl: payments.url, worker: { pollMs: 20, leaseMs: 1_000 },
+  shop = await startCheckout({
+    connectionString: db.url,
+    paymentApiUrl: payments.url,
+    worker: { pollMs: 20, leaseMs: 1_000 },
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
   });
 });
@@ -49,15 +52,25 @@ describe('the checkout example', () => {
   });
 
   it('a redelivered onejob.job.succeeded event is answered and does nothing', async () => {
-    const { jobId } = await shop.placeOrder({ orderId: 'o-1002', customerId: 'cus_ada', amount: 990, currency: 'EUR' });
+    const { jobId } = await shop.placeOrder({
+      orderId: 'o-1002',
+      customerId: 'cus_ada',
+      amount: 990,
+      currency: 'EUR',
+    });
     await orderSettles('o-1002');
-    const { rows } = await shop.onejob.pool.query("SELECT event FROM onejob.outbox WHERE subject = $1 AND type = 'onejob.job.succeeded'", [
-      jobId,
-    ]);
+    const { rows } = await shop.onejob.pool.query(
+      "SELECT event FROM onejob.outbox WHERE subject = $1 AND type = 'onejob.job.succeeded'",
+      [jobId],
+    );
     const event = rows[0].event;
     // The broker (here: the relay's webhook) delivers it again, as at-least-once delivery may.
     for (let i = 0; i < 2; i++) {
-      const again = await fetch(shop.eventsUrl, { method: 'POST', headers: shop.sign(event), body: JSON.stringify(event) });
+      const again = await fetch(shop.eventsUrl, {
+        method: 'POST',
+        headers: shop.sign(event),
+        body: JSON.stringify(event),
+      });
       expect(again.status).toBe(204);
     }
     expect(await shop.log('o-1002')).toEqual(['paid']);
@@ -65,7 +78,12 @@ describe('the checkout example', () => {
   });
 
   it('a declined card fails the job after its attempts, and the order says so, once', async () => {
-    const { jobId } = await shop.placeOrder({ orderId: 'o-1003', customerId: 'cus_bob', amount: 500_000, currency: 'USD' });
+    const { jobId } = await shop.placeOrder({
+      orderId: 'o-1003',
+      customerId: 'cus_bob',
+      amount: 500_000,
+      currency: 'USD',
+    });
     const failed = await orderSettles('o-1003');
     expect(failed.status).toBe('payment_failed');
     const job = await shop.onejob.jobs.get('cus_bob', jobId);
@@ -79,10 +97,14 @@ describe('the checkout example', () => {
   });
 
   it('the same order id with another amount is refused and writes nothing', async () => {
-    const refused = await shop.placeOrder({ orderId: 'o-1001', customerId: 'cus_ada', amount: 1, currency: 'EUR' }).catch((e: unknown) => e);
+    const refused = await shop
+      .placeOrder({ orderId: 'o-1001', customerId: 'cus_ada', amount: 1, currency: 'EUR' })
+      .catch((e: unknown) => e);
     expect(isOnejobError(refused, 'idempotency_key_reused')).toBe(true);
     expect((await shop.order('o-1001'))?.status).toBe('paid');
-    const { rows } = await shop.onejob.pool.query("SELECT count(*)::int AS n FROM onejob.jobs WHERE idempotency_key = 'order:o-1001:charge'");
+    const { rows } = await shop.onejob.pool.query(
+      "SELECT count(*)::int AS n FROM onejob.jobs WHERE idempotency_key = 'order:o-1001:charge'",
+    );
     expect(rows[0].n).toBe(1);
   });
 });

@@ -19,7 +19,9 @@ try {
   for (let i = 0; i < 200; i++) {
     const row = await shop.order(orderId);
     if (row?.status !== 'awaiting_payment') {
-      process.stdout.write(`order ${orderId}: ${row?.status}, charge ${row?.charge_id}; charges made: ${payments.charges().length}\n`);
+      process.stdout.write(
+        `order ${orderId}: ${row?.status}, charge ${row?.charge_id}; charges made: ${payments.charges().length}\n`,
+      );
       break;
     }
     await new Promise((r) => setTimeout(r, 50));

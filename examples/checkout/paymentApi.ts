@@ -43,8 +43,14 @@ export async function startPaymentApi(options: { declineAbove?: number } = {}): 
     const existing = byKey.get(key);
     if (existing) return send(200, existing);
     const amount = Number(body.amount);
-    if (options.declineAbove !== undefined && amount > options.declineAbove) return send(402, { error: 'card_declined' });
-    const charge: Charge = { id: `ch_${randomUUID().slice(0, 8)}`, amount, currency: String(body.currency), idempotencyKey: key };
+    if (options.declineAbove !== undefined && amount > options.declineAbove)
+      return send(402, { error: 'card_declined' });
+    const charge: Charge = {
+      id: `ch_${randomUUID().slice(0, 8)}`,
+      amount,
+      currency: String(body.currency),
+      idempotencyKey: key,
+    };
     byKey.set(key, charge);
     return send(200, charge);
   });

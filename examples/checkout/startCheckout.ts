@@ -66,7 +66,9 @@ export async function startCheckout(options: CheckoutOptions) {
     config: {
       providers: {},
       operations: {},
-      outbox: { publishers: [{ kind: 'webhook', name: 'shop', url: eventsUrl, secretEnv: 'SHOP_EVENTS_SECRET' }] },
+      outbox: {
+        publishers: [{ kind: 'webhook', name: 'shop', url: eventsUrl, secretEnv: 'SHOP_EVENTS_SECRET' }],
+      },
     },
     env: { SHOP_EVENTS_SECRET: secret },
     operations: [chargeOperation(options.paymentApiUrl)],
@@ -110,17 +112,27 @@ export async function startCheckout(options: CheckoutOptions) {
     try {
       await client.query('BEGIN');
       await onejob.outbox.consumeOnce(client, 'shop-orders', event, async () => {
-        const { rows } = await client.query<{ id: string; customer_id: string }>(ORDER_OF_JOB_SQL, [event.subject]);
+        const { rows } = await client.query<{ id: string; customer_id: string }>(ORDER_OF_JOB_SQL, [
+          event.subject,
+        ]);
         const order = rows[0];
         if (!order) return;
         if (event.type === 'onejob.job.failed') {
           await client.query(`UPDATE shop_orders SET status = 'payment_failed' WHERE id = $1`, [order.id]);
-          await client.query(`INSERT INTO shop_order_log (order_id, what) VALUES ($1, 'payment_failed')`, [order.id]);
+          await client.query(`INSERT INTO shop_order_log (order_id, what) VALUES ($1, 'payment_failed')`, [
+            order.id,
+          ]);
           return;
         }
         // The typed read: result is { chargeId, amount } | null.
-        const job = await onejob.jobs.get(order.customer_id, event.subject, { tx: client, operation: 'charge' });
-        await client.query(`UPDATE shop_orders SET status = 'paid', charge_id = $2 WHERE id = $1`, [order.id, job.result?.chargeId]);
+        const job = await onejob.jobs.get(order.customer_id, event.subject, {
+          tx: client,
+          operation: 'charge',
+        });
+        await client.query(`UPDATE shop_orders SET status = 'paid', charge_id = $2 WHERE id = $1`, [
+          order.id,
+          job.result?.chargeId,
+        ]);
         await client.query(`INSERT INTO shop_order_log (order_id, what) VALUES ($1, 'paid')`, [order.id]);
       });
       await client.query('COMMIT');
@@ -163,14 +175,18 @@ export async function startCheckout(options: CheckoutOptions) {
       };
     },
     async order(orderId: string) {
-      const { rows } = await onejob.pool.query<{ status: string; charge_id: string | null; charge_job_id: string | null }>(
-        'SELECT status, charge_id, charge_job_id FROM shop_orders WHERE id = $1',
-        [orderId],
-      );
+      const { rows } = await onejob.pool.query<{
+        status: string;
+        charge_id: string | null;
+        charge_job_id: string | null;
+      }>('SELECT status, charge_id, charge_job_id FROM shop_orders WHERE id = $1', [orderId]);
       return rows[0];
     },
     async log(orderId: string) {
-      const { rows } = await onejob.pool.query<{ what: string }>('SELECT what FROM shop_order_log WHERE order_id = $1 ORDER BY at', [orderId]);
+      const { rows } = await onejob.pool.query<{ what: string }>(
+        'SELECT what FROM shop_order_log WHERE order_id = $1 ORDER BY at',
+        [orderId],
+      );
       return rows.map((r) => r.what);
     },
     async stop() {

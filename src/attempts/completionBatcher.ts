@@ -26,15 +26,17 @@ export interface CompletionBatcherOptions {
   onBatchFailed?: (error: unknown, size: number) => void;
 }
 
-export function createCompletionBatcher(db: Queryable, options: CompletionBatcherOptions = {}): CompletionBatcher {
+export function createCompletionBatcher(
+  db: Queryable,
+  options: CompletionBatcherOptions = {},
+): CompletionBatcher {
   const maxInFlight = options.maxInFlight ?? 4;
   const maxBatch = options.maxBatch ?? 100;
   const queue: Waiting[] = [];
   let inFlight = 0;
   let scheduled = false;
 
-  const one = (w: Waiting) =>
-    completeAttempt(db, w.offered.attempt.id, w.offered).then(w.resolve, w.reject);
+  const one = (w: Waiting) => completeAttempt(db, w.offered.attempt.id, w.offered).then(w.resolve, w.reject);
 
   async function flush(batch: Waiting[]): Promise<void> {
     let winners: Map<string, number>;

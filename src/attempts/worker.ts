@@ -15,13 +15,7 @@ import { type ClaimedAttempt, claimQueuedJobs, claimUnownedAttempt } from './cla
 import { completeAttempt } from './completeAttempt.js';
 import { createCompletionBatcher } from './completionBatcher.js';
 import { failAttempt } from './failAttempt.js';
-import {
-  claimUnknownAttempt,
-  findExpiredLeases,
-  markRunning,
-  releaseLease,
-  renewLeases,
-} from './leases.js';
+import { claimUnknownAttempt, findExpiredLeases, markRunning, releaseLease, renewLeases } from './leases.js';
 import { markUnknown } from './markUnknown.js';
 import { type ReconcileJob, reconcileAttempt } from './reconcileAttempt.js';
 import { startAttempt } from './startAttempt.js';
@@ -344,7 +338,11 @@ export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker
             woken = false;
             unownedCheckedAt = Date.now();
             while (running && busy < concurrency) {
-              const unowned = await claimUnownedAttempt(pool, { id, leaseMs, operations: operations.names() });
+              const unowned = await claimUnownedAttempt(pool, {
+                id,
+                leaseMs,
+                operations: operations.names(),
+              });
               if (!unowned) break;
               metrics.claimLatency.observe(unowned.waitedSeconds);
               busy += 1;

@@ -17,14 +17,17 @@ export function clientConfig(env: NodeJS.ProcessEnv = process.env, cwd = process
   const url = (env.ONEJOB_URL || DEFAULT_URL).replace(/\/+$/, '');
   if (env.ONEJOB_TOKEN) return { url, token: env.ONEJOB_TOKEN, tokenSource: 'ONEJOB_TOKEN' };
   const file = join(resolve(cwd, '.onejob'), 'api-key');
-  if (existsSync(file)) return { url, token: readFileSync(file, 'utf8').trim(), tokenSource: 'dev token file' };
+  if (existsSync(file))
+    return { url, token: readFileSync(file, 'utf8').trim(), tokenSource: 'dev token file' };
   return { url, token: undefined, tokenSource: 'none' };
 }
 
 /** A client for the CLI: a failure is reported once on stderr, so no retry is silent. */
 export function cliClient(config = clientConfig()): OnejobClient {
   if (!config.token) {
-    throw new Error('no token: set ONEJOB_TOKEN, or run this next to the .onejob/ folder `onejob serve` created');
+    throw new Error(
+      'no token: set ONEJOB_TOKEN, or run this next to the .onejob/ folder `onejob serve` created',
+    );
   }
   return createClient({
     baseUrl: config.url,
@@ -32,7 +35,9 @@ export function cliClient(config = clientConfig()): OnejobClient {
     retry: {
       maxTries: 4,
       beforeRetry: ({ retry, delayMs, status, path }) => {
-        process.stderr.write(`onejob: ${status ? `HTTP ${status}` : 'no answer'} from ${config.url}${path}; retry ${retry} in ${delayMs} ms\n`);
+        process.stderr.write(
+          `onejob: ${status ? `HTTP ${status}` : 'no answer'} from ${config.url}${path}; retry ${retry} in ${delayMs} ms\n`,
+        );
       },
     },
   });

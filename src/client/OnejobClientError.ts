@@ -19,7 +19,14 @@ export class OnejobClientError extends Error {
   /** How many requests were sent before giving up. */
   readonly tries: number;
 
-  constructor(init: { code: string; status: number; detail: string; problem?: Problem; tries?: number; cause?: unknown }) {
+  constructor(init: {
+    code: string;
+    status: number;
+    detail: string;
+    problem?: Problem;
+    tries?: number;
+    cause?: unknown;
+  }) {
     super(`${init.code}${init.status ? ` (${init.status})` : ''}: ${init.detail}`, { cause: init.cause });
     this.name = 'OnejobClientError';
     this.code = init.code;

@@ -45,7 +45,11 @@ export interface WaitOptions extends CallOptions {
 export interface OnejobClient {
   readonly jobs: {
     /** Creates the job for an intent, or returns the job the key already names. Retries with the same key. */
-    create<I extends Record<string, unknown>, R = unknown>(operation: string, input: I, options: CreateOptions): Promise<Job<I, R>>;
+    create<I extends Record<string, unknown>, R = unknown>(
+      operation: string,
+      input: I,
+      options: CreateOptions,
+    ): Promise<Job<I, R>>;
     /** As create, and says whether the job was replayed and how many requests it took. */
     submit<I extends Record<string, unknown>, R = unknown>(
       operation: string,
@@ -72,7 +76,11 @@ export interface OnejobClient {
   request<T = unknown>(
     method: string,
     path: string,
-    options?: { query?: Record<string, string | number | undefined>; body?: unknown; retryMode?: RetryMode } & CallOptions,
+    options?: {
+      query?: Record<string, string | number | undefined>;
+      body?: unknown;
+      retryMode?: RetryMode;
+    } & CallOptions,
   ): Promise<T>;
 }
 
@@ -91,17 +99,29 @@ export function createClient(options: ClientOptions): OnejobClient {
   });
   const enc = encodeURIComponent;
 
-  async function submit<I extends Record<string, unknown>, R>(operation: string, input: I, o: CreateOptions): Promise<Submitted<I, R>> {
+  async function submit<I extends Record<string, unknown>, R>(
+    operation: string,
+    input: I,
+    o: CreateOptions,
+  ): Promise<Submitted<I, R>> {
     if (typeof o?.idempotencyKey !== 'string' || o.idempotencyKey === '') {
-      throw new TypeError('jobs.create needs { idempotencyKey }: make one per user intent with newIntentKey()');
+      throw new TypeError(
+        'jobs.create needs { idempotencyKey }: make one per user intent with newIntentKey()',
+      );
     }
     const headers: Record<string, string> = { 'idempotency-key': o.idempotencyKey };
     if (o.traceparent) headers.traceparent = o.traceparent;
-    const r = await request<Job<I, R>>('POST', '/v1/jobs', { body: { operation, input }, headers, signal: o.signal, retryMode: 'always' });
+    const r = await request<Job<I, R>>('POST', '/v1/jobs', {
+      body: { operation, input },
+      headers,
+      signal: o.signal,
+      retryMode: 'always',
+    });
     return { job: r.body, replayed: r.headers.get('idempotent-replayed') === 'true', tries: r.tries };
   }
 
-  const get = async (id: string, o: CallOptions = {}) => (await request<Job>('GET', `/v1/jobs/${enc(id)}`, { signal: o.signal })).body;
+  const get = async (id: string, o: CallOptions = {}) =>
+    (await request<Job>('GET', `/v1/jobs/${enc(id)}`, { signal: o.signal })).body;
 
   const list = async (query: ListJobsQuery = {}, o: CallOptions = {}) =>
     (await request<JobPage>('GET', '/v1/jobs', { query: { ...query }, signal: o.signal })).body;
@@ -137,7 +157,8 @@ export function createClient(options: ClientOptions): OnejobClient {
           ).body;
           if (until(job) || Date.now() >= deadline) return job;
           // The server answered early without the state we wait for (e.g. a custom `until`).
-          if (SETTLED_STATES.includes(job.state)) await sleep(Math.min(250, Math.max(0, deadline - Date.now())), o.signal);
+          if (SETTLED_STATES.includes(job.state))
+            await sleep(Math.min(250, Math.max(0, deadline - Date.now())), o.signal);
         }
       },
       retry: async (id, o = {}) =>
@@ -157,7 +178,13 @@ export function createClient(options: ClientOptions): OnejobClient {
           })
         ).body,
       cancel: async (id, o = {}) =>
-        (await request<Job>('POST', `/v1/jobs/${enc(id)}/cancel`, { body: {}, signal: o.signal, retryMode: 'unprocessed' })).body,
+        (
+          await request<Job>('POST', `/v1/jobs/${enc(id)}/cancel`, {
+            body: {},
+            signal: o.signal,
+            retryMode: 'unprocessed',
+          })
+        ).body,
     },
     providers: {
       list: async (o = {}) => (await request('GET', '/v1/providers', { signal: o.signal })).body,
@@ -173,7 +200,14 @@ export function createClient(options: ClientOptions): OnejobClient {
         ).body,
     },
     async request(method, path, o = {}) {
-      return (await request(method, path, { query: o.query, body: o.body, signal: o.signal, retryMode: o.retryMode ?? (method === 'GET' ? 'always' : 'unprocessed') })).body as never;
+      return (
+        await request(method, path, {
+          query: o.query,
+          body: o.body,
+          signal: o.signal,
+          retryMode: o.retryMode ?? (method === 'GET' ? 'always' : 'unprocessed'),
+        })
+      ).body as never;
     },
   };
 }

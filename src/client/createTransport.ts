@@ -1,7 +1,13 @@
 // One HTTP call to the onejob API with retries: the only place the client touches fetch.
 // Runs in browsers and in Node 20 (fetch, AbortController, setTimeout; nothing else).
 import { OnejobClientError } from './OnejobClientError.js';
-import { RETRYABLE_STATUSES, type ResolvedRetry, backoffDelay, parseRetryAfter, sleep } from './retryPolicy.js';
+import {
+  RETRYABLE_STATUSES,
+  type ResolvedRetry,
+  backoffDelay,
+  parseRetryAfter,
+  sleep,
+} from './retryPolicy.js';
 import type { Problem } from './types.js';
 
 export type TokenSource = string | (() => string | Promise<string>) | undefined;
@@ -42,15 +48,26 @@ export interface TransportOptions {
   timeoutMs: number;
 }
 
-export type Transport = <T>(method: string, path: string, options?: RequestOptions) => Promise<ApiResponse<T>>;
+export type Transport = <T>(
+  method: string,
+  path: string,
+  options?: RequestOptions,
+) => Promise<ApiResponse<T>>;
 
 export function createTransport(options: TransportOptions): Transport {
   const base = options.baseUrl.replace(/\/+$/, '');
   const policy = options.retry;
 
-  return async function request<T>(method: string, path: string, o: RequestOptions = {}): Promise<ApiResponse<T>> {
+  return async function request<T>(
+    method: string,
+    path: string,
+    o: RequestOptions = {},
+  ): Promise<ApiResponse<T>> {
     const url = base + path + queryString(o.query);
-    const headers: Record<string, string> = { accept: 'application/json, application/problem+json', ...o.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json, application/problem+json',
+      ...o.headers,
+    };
     if (o.body !== undefined) headers['content-type'] = 'application/json';
     const token = typeof options.token === 'function' ? await options.token() : options.token;
     if (token) headers.authorization = `Bearer ${token}`;
@@ -63,7 +80,8 @@ export function createTransport(options: TransportOptions): Transport {
       try {
         const response = await fetchOnce(options.fetch, url, { method, headers, body }, o.signal, timeoutMs);
         const parsed = await readBody(response);
-        if (response.ok) return { status: response.status, headers: response.headers, body: parsed as T, tries };
+        if (response.ok)
+          return { status: response.status, headers: response.headers, body: parsed as T, tries };
         failure = problemError(response, parsed, tries);
         if (!RETRYABLE_STATUSES.includes(response.status)) throw failure;
         retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
@@ -73,14 +91,27 @@ export function createTransport(options: TransportOptions): Transport {
         failure =
           error instanceof OnejobClientError
             ? error
-            : new OnejobClientError({ code: 'network_error', status: 0, detail: describe(error), tries, cause: error });
+            : new OnejobClientError({
+                code: 'network_error',
+                status: 0,
+                detail: describe(error),
+                tries,
+                cause: error,
+              });
         if ((o.retryMode ?? 'always') !== 'always') throw failure;
       }
       if (tries >= policy.maxTries || (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs)) {
         throw withTries(failure, tries);
       }
       const delayMs = backoffDelay(tries, policy, retryAfterMs);
-      await policy.beforeRetry?.({ retry: tries, delayMs, status: failure.status, error: failure, method, path });
+      await policy.beforeRetry?.({
+        retry: tries,
+        delayMs,
+        status: failure.status,
+        error: failure,
+        method,
+        path,
+      });
       await sleep(delayMs, o.signal);
     }
   };
@@ -114,7 +145,12 @@ async function fetchOnce(
     });
   } catch (error) {
     if (timedOut) {
-      throw new OnejobClientError({ code: 'network_error', status: 0, detail: `no response within ${timeoutMs} ms`, cause: error });
+      throw new OnejobClientError({
+        code: 'network_error',
+        status: 0,
+        detail: `no response within ${timeoutMs} ms`,
+        cause: error,
+      });
     }
     throw error;
   } finally {
@@ -145,7 +181,12 @@ function problemError(response: Response, body: unknown, tries: number): OnejobC
     });
   }
   const snippet = typeof body === 'string' ? body.slice(0, 200) : response.statusText;
-  return new OnejobClientError({ code: 'unexpected_response', status: response.status, detail: snippet || `HTTP ${response.status}`, tries });
+  return new OnejobClientError({
+    code: 'unexpected_response',
+    status: response.status,
+    detail: snippet || `HTTP ${response.status}`,
+    tries,
+  });
 }
 
 function withTries(error: OnejobClientError, tries: number): OnejobClientError {
@@ -163,13 +204,18 @@ function withTries(error: OnejobClientError, tries: number): OnejobClientError {
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ? `${error.message} (${cause.code})` : cause?.message ? `${error.message}: ${cause.message}` : error.message;
+  return cause?.code
+    ? `${error.message} (${cause.code})`
+    : cause?.message
+      ? `${error.message}: ${cause.message}`
+      : error.message;
 }
 
 function queryString(query: RequestOptions['query']): string {
   if (!query) return '';
   const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+  for (const [k, v] of Object.entries(query))
+    if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
   const s = params.toString();
   return s ? `?${s}` : '';
 }

@@ -1,6 +1,13 @@
 // onejob/client: the browser and Node client for the onejob HTTP API.
 export { createClient } from './createClient.js';
-export type { CallOptions, ClientOptions, CreateOptions, OnejobClient, Submitted, WaitOptions } from './createClient.js';
+export type {
+  CallOptions,
+  ClientOptions,
+  CreateOptions,
+  OnejobClient,
+  Submitted,
+  WaitOptions,
+} from './createClient.js';
 export type { RetryMode, TokenSource } from './createTransport.js';
 export { newIntentKey } from './newIntentKey.js';
 export { OnejobClientError, isOnejobClientError } from './OnejobClientError.js';

@@ -6,7 +6,8 @@
 export function newIntentKey(prefix = ''): string {
   const c = globalThis.crypto;
   if (typeof c?.randomUUID === 'function') return prefix + c.randomUUID();
-  if (typeof c?.getRandomValues !== 'function') throw new Error('newIntentKey needs Web Crypto (crypto.getRandomValues)');
+  if (typeof c?.getRandomValues !== 'function')
+    throw new Error('newIntentKey needs Web Crypto (crypto.getRandomValues)');
   // RFC 9562 version 4 layout from 16 random bytes (randomUUID is missing on insecure origins).
   const b = c.getRandomValues(new Uint8Array(16));
   b[6] = ((b[6] ?? 0) & 0x0f) | 0x40;

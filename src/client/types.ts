@@ -2,7 +2,14 @@
 // from the server's own types so the client bundle pulls in no server code.
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'unknown' | 'cancelled';
-export type AttemptState = 'starting' | 'running' | 'succeeded' | 'failed' | 'unknown' | 'lost_race' | 'abandoned';
+export type AttemptState =
+  | 'starting'
+  | 'running'
+  | 'succeeded'
+  | 'failed'
+  | 'unknown'
+  | 'lost_race'
+  | 'abandoned';
 
 /** States in which a job waits for nothing automatic: final, or unknown (needs a person or a reconciler). */
 export const SETTLED_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled', 'unknown'];

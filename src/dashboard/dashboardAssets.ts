@@ -28,6 +28,7 @@ function assetsDir(): string {
 export function loadDashboardAssets(): Map<string, Asset> {
   const dir = assetsDir();
   const assets = new Map<string, Asset>();
-  for (const [name, type] of Object.entries(TYPES)) assets.set(name, { body: readFileSync(dir + name, 'utf8'), type });
+  for (const [name, type] of Object.entries(TYPES))
+    assets.set(name, { body: readFileSync(dir + name, 'utf8'), type });
   return assets;
 }

@@ -31,7 +31,10 @@ ORDER BY first_received_at DESC LIMIT $3`;
 const limitQuery = {
   type: 'object',
   additionalProperties: false,
-  properties: { limit: { type: 'integer', minimum: 1, maximum: 500, default: 100 }, source: { type: 'string', maxLength: 200 } },
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
+    source: { type: 'string', maxLength: 200 },
+  },
 } as const;
 
 /**
@@ -68,7 +71,11 @@ export async function dashboardDataRoutes(app: FastifyInstance, { onejob }: { on
       },
     },
     async (request) => {
-      const { rows } = await onejob.pool.query(INBOX_SQL, [ownerOf(request), request.query.source ?? null, request.query.limit]);
+      const { rows } = await onejob.pool.query(INBOX_SQL, [
+        ownerOf(request),
+        request.query.source ?? null,
+        request.query.limit,
+      ]);
       return { items: rows };
     },
   );

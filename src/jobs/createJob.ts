@@ -105,7 +105,18 @@ export async function createJob(
     ({ rows } = await db.query<JobRow & { created: boolean }>({
       name: CREATE_STATEMENT,
       text: CREATE_SQL,
-      values: [id, req.ownerId, req.idempotencyKey, print, req.operation, req.input, req.traceparent ?? null, eventId, data, event],
+      values: [
+        id,
+        req.ownerId,
+        req.idempotencyKey,
+        print,
+        req.operation,
+        req.input,
+        req.traceparent ?? null,
+        eventId,
+        data,
+        event,
+      ],
     }));
   } catch (error) {
     if (sqlState(error) !== ARCHIVED_KEY) throw error;

@@ -59,7 +59,11 @@ export async function listJobEvents(db: Queryable, ownerId: string, jobId: strin
 }
 
 /** The job's public events and how far each got with each publisher, oldest first. */
-export async function listJobDeliveries(db: Queryable, ownerId: string, jobId: string): Promise<JobDeliveryView[]> {
+export async function listJobDeliveries(
+  db: Queryable,
+  ownerId: string,
+  jobId: string,
+): Promise<JobDeliveryView[]> {
   const job = await getJob(db, ownerId, jobId);
   const { rows } = await db.query<JobDeliveryView>(DELIVERIES_SQL, [job.id]);
   return rows;

@@ -19,7 +19,11 @@ export interface AttemptWatch {
   close(): void;
 }
 
-export function createAttemptWatch(db: Queryable, onError: (error: unknown) => void, intervalMs = WATCH_INTERVAL_MS): AttemptWatch {
+export function createAttemptWatch(
+  db: Queryable,
+  onError: (error: unknown) => void,
+  intervalMs = WATCH_INTERVAL_MS,
+): AttemptWatch {
   const watched = new Map<string, (reason: string) => void>();
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
@@ -28,9 +32,12 @@ export function createAttemptWatch(db: Queryable, onError: (error: unknown) => v
     timer = undefined;
     if (watched.size === 0 || closed) return;
     try {
-      const { rows } = await db.query<{ id: string; attemptState: string; jobState: string; completedBy: string | null }>(STOPPED_SQL, [
-        [...watched.keys()],
-      ]);
+      const { rows } = await db.query<{
+        id: string;
+        attemptState: string;
+        jobState: string;
+        completedBy: string | null;
+      }>(STOPPED_SQL, [[...watched.keys()]]);
       for (const r of rows) {
         const stop = watched.get(r.id);
         watched.delete(r.id);

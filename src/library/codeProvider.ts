@@ -25,18 +25,33 @@ export function createCodeProvider(
   async function call(call: ProviderCall): Promise<ProviderOutcome> {
     const op = operations.get(call.operation.name);
     if (!op) {
-      return { kind: 'failure', error: { code: 'operation_not_here', message: `provider ${name} runs no operation ${call.operation.name}` } };
+      return {
+        kind: 'failure',
+        error: {
+          code: 'operation_not_here',
+          message: `provider ${name} runs no operation ${call.operation.name}`,
+        },
+      };
     }
     const controller = new AbortController();
     const abort = (reason: string) => {
       if (!controller.signal.aborted) controller.abort(new AttemptAborted(reason));
     };
-    const timer = setTimeout(() => abort(`no answer within attemptTimeoutMs (${call.operation.attemptTimeoutMs} ms)`), call.operation.attemptTimeoutMs);
-    const onOuter = () => abort(String((call.signal.reason as Error | undefined)?.message ?? 'the worker aborted the call'));
+    const timer = setTimeout(
+      () => abort(`no answer within attemptTimeoutMs (${call.operation.attemptTimeoutMs} ms)`),
+      call.operation.attemptTimeoutMs,
+    );
+    const onOuter = () =>
+      abort(String((call.signal.reason as Error | undefined)?.message ?? 'the worker aborted the call'));
     if (call.signal.aborted) onOuter();
     else call.signal.addEventListener('abort', onOuter, { once: true });
     const unwatch = watch.watch(call.attemptId, abort);
-    const log = logger.child({ operation: op.name, jobId: call.jobId, attempt: call.attempt, provider: name });
+    const log = logger.child({
+      operation: op.name,
+      jobId: call.jobId,
+      attempt: call.attempt,
+      provider: name,
+    });
     try {
       const result = await op.definition.run({
         input: call.input,
@@ -65,7 +80,10 @@ export function createCodeProvider(
       log.warn({ err: error, aborted }, 'run threw: outcome unknown unless the operation is pure');
       return {
         kind: 'unknown',
-        error: { code: aborted ? 'aborted' : 'run_threw', message: error instanceof Error ? error.message : String(error) },
+        error: {
+          code: aborted ? 'aborted' : 'run_threw',
+          message: error instanceof Error ? error.message : String(error),
+        },
       };
     } finally {
       clearTimeout(timer);

@@ -73,7 +73,8 @@ export interface CodeOperation<N extends string = string, I = unknown, R = unkno
 export type AnyCodeOperation = CodeOperation<string, any, any>;
 
 export type OperationName<Ops> = Ops extends { readonly name: infer N extends string } ? N : never;
-type TypesOf<Ops, O> = Extract<Ops, { readonly name: O }> extends { readonly types?: infer T } ? NonNullable<T> : never;
+type TypesOf<Ops, O> =
+  Extract<Ops, { readonly name: O }> extends { readonly types?: infer T } ? NonNullable<T> : never;
 export type OperationInput<Ops, O> = TypesOf<Ops, O> extends { input: infer I } ? I : never;
 export type OperationResult<Ops, O> = TypesOf<Ops, O> extends { result: infer R } ? R : never;
 
@@ -89,9 +90,14 @@ export function defineOperation<const N extends string, const S extends JsonSche
   definition: CodeOperationDefinition<S, R>,
 ): CodeOperation<N, InferInput<S>, Awaited<R>> {
   if (!NAME.test(name)) throw new TypeError(`defineOperation: "${name}" is not a valid operation name`);
-  if (typeof definition.run !== 'function') throw new TypeError(`defineOperation ${name}: run must be a function`);
+  if (typeof definition.run !== 'function')
+    throw new TypeError(`defineOperation ${name}: run must be a function`);
   if (!Number.isInteger(definition.attemptTimeoutMs) || definition.attemptTimeoutMs < 1)
     throw new TypeError(`defineOperation ${name}: attemptTimeoutMs must be a positive integer`);
-  if (definition.providers?.length === 0) throw new TypeError(`defineOperation ${name}: providers, when given, lists at least one name`);
-  return { name, definition: definition as unknown as CodeOperation<N, InferInput<S>, Awaited<R>>['definition'] };
+  if (definition.providers?.length === 0)
+    throw new TypeError(`defineOperation ${name}: providers, when given, lists at least one name`);
+  return {
+    name,
+    definition: definition as unknown as CodeOperation<N, InferInput<S>, Awaited<R>>['definition'],
+  };
 }

@@ -20,7 +20,11 @@ export interface InboxHandle {
   list(query?: { source?: string | null; limit?: number }): Promise<InboxEventView[]>;
 }
 
-export function createInboxHandle(getOnejob: () => Onejob, config: OnejobConfig, env: NodeJS.ProcessEnv = process.env): InboxHandle {
+export function createInboxHandle(
+  getOnejob: () => Onejob,
+  config: OnejobConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): InboxHandle {
   let built: Map<string, InboxSource> | undefined;
   const sources = () => {
     built ??= inboxSources(config, env);
@@ -40,7 +44,10 @@ export function createInboxHandle(getOnejob: () => Onejob, config: OnejobConfig,
         onejob.metrics.inboxDeliveries.inc({ source: source.name, outcome });
         throw error;
       }
-      onejob.metrics.inboxDeliveries.inc({ source: source.name, outcome: answer.replayed ? 'replayed' : 'accepted' });
+      onejob.metrics.inboxDeliveries.inc({
+        source: source.name,
+        outcome: answer.replayed ? 'replayed' : 'accepted',
+      });
       return answer;
     },
     list: (query) => listInboxEvents(getOnejob().pool, query),

@@ -6,7 +6,11 @@ import { type CreateTransferResult, createTransfer } from '../ledger/createTrans
 import { type Balance, getBalance } from '../ledger/getBalance.js';
 import { getTransfer } from '../ledger/getTransfer.js';
 import { type EntryPage, type ListEntriesQuery, listEntries } from '../ledger/listEntries.js';
-import { type ReverseTransferRequest, type ReverseTransferResult, reverseTransfer } from '../ledger/reverseTransfer.js';
+import {
+  type ReverseTransferRequest,
+  type ReverseTransferResult,
+  reverseTransfer,
+} from '../ledger/reverseTransfer.js';
 import type { TransferView } from '../ledger/transferView.js';
 
 export interface LedgerHandle {
@@ -15,7 +19,11 @@ export interface LedgerHandle {
   /** A new, mirrored transfer linked to the original, at most once. */
   reverseTransfer(req: ReverseTransferRequest, options?: TxOption): Promise<ReverseTransferResult>;
   getTransfer(ownerId: string, id: string, options?: TxOption): Promise<TransferView>;
-  getBalance(ownerId: string, account: string, options?: TxOption & { asOf?: Date | string | null }): Promise<Balance>;
+  getBalance(
+    ownerId: string,
+    account: string,
+    options?: TxOption & { asOf?: Date | string | null },
+  ): Promise<Balance>;
   listEntries(ownerId: string, account: string, query?: ListEntriesQuery & TxOption): Promise<EntryPage>;
 }
 

@@ -17,7 +17,12 @@ export interface OutboxHandle {
    * Applies a consumed event's effect at most once per consumer. `tx` must be a client in
    * an open transaction; commit after this returns.
    */
-  consumeOnce<T>(tx: Queryable, consumer: string, event: { id: string; type?: string }, apply: () => Promise<T>): Promise<ConsumeOnceResult<T>>;
+  consumeOnce<T>(
+    tx: Queryable,
+    consumer: string,
+    event: { id: string; type?: string },
+    apply: () => Promise<T>,
+  ): Promise<ConsumeOnceResult<T>>;
   /** Forgets ids a consumer saw before `before` (only ids that can no longer be redelivered). */
   pruneConsumed(consumer: string, before: Date): Promise<number>;
   backlog(): Promise<PublisherBacklog[]>;

@@ -25,7 +25,8 @@ export interface RunningRoles {
 
 export async function startRoles(onejob: Onejob, options: StartOptions = {}): Promise<RunningRoles> {
   const roles = options.roles ?? BACKGROUND_ROLES;
-  for (const role of roles) if (!BACKGROUND_ROLES.includes(role)) throw new TypeError(`unknown role "${role}"`);
+  for (const role of roles)
+    if (!BACKGROUND_ROLES.includes(role)) throw new TypeError(`unknown role "${role}"`);
   const stops: (() => Promise<void>)[] = [];
   let relay: Relay | undefined;
   try {

@@ -5,7 +5,8 @@ import type { CreateJobRequest } from '../jobs/createJob.js';
 import type { JobView } from '../jobs/jobView.js';
 import type { OperationInput, OperationName, OperationResult } from './defineOperation.js';
 
-export type InputFor<Ops, O> = O extends OperationName<Ops> ? OperationInput<Ops, O> : Record<string, unknown>;
+export type InputFor<Ops, O> =
+  O extends OperationName<Ops> ? OperationInput<Ops, O> : Record<string, unknown>;
 export type ResultFor<Ops, O> = O extends OperationName<Ops> ? OperationResult<Ops, O> : unknown;
 
 /** `jobs.create`'s request: for a code operation, `input` has the operation's input type. */

@@ -176,7 +176,9 @@ export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Pr
     }
   };
   const loops = publishers.flatMap((p) =>
-    Array.from({ length: PASSES_PER_PUBLISHER }, () => runPublisher(p, retryPolicy(settings, own.get(p.name)))),
+    Array.from({ length: PASSES_PER_PUBLISHER }, () =>
+      runPublisher(p, retryPolicy(settings, own.get(p.name))),
+    ),
   );
 
   const refreshMetrics = async () => {

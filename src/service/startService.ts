@@ -74,7 +74,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   if (migration.applied.length) logger.info({ applied: migration.applied }, 'migrations applied');
 
   // The same engine a library user creates; the service only adds HTTP and the process around it.
-  const onejob: Onejob = createOnejob({ connectionString, config, logger, env, operations: options.operations ?? [] });
+  const onejob: Onejob = createOnejob({
+    connectionString,
+    config,
+    logger,
+    env,
+    operations: options.operations ?? [],
+  });
   const stops: (() => Promise<void>)[] = [];
   let app: FastifyInstance | undefined;
   let url: string | undefined;

@@ -39,8 +39,22 @@ function cleanRun(): { history: ChaosHistory; snapshot: DbSnapshot } {
       { provider: 'pay', key: 'j2', attempt: 1, receivedAt: 10, doneAt: 20, outcome: 'charged' },
     ],
     deliveries: [
-      { eventId: 'e1', type: 'onejob.job.created', subject: 'j1', idempotencyKey: 'k1', at: 5, redelivered: false },
-      { eventId: 'e1', type: 'onejob.job.created', subject: 'j1', idempotencyKey: 'k1', at: 6, redelivered: true },
+      {
+        eventId: 'e1',
+        type: 'onejob.job.created',
+        subject: 'j1',
+        idempotencyKey: 'k1',
+        at: 5,
+        redelivered: false,
+      },
+      {
+        eventId: 'e1',
+        type: 'onejob.job.created',
+        subject: 'j1',
+        idempotencyKey: 'k1',
+        at: 6,
+        redelivered: true,
+      },
       { eventId: 'e2', type: 'onejob.job.succeeded', subject: 'j1', at: 50, redelivered: false },
     ],
     faults: [],
@@ -48,9 +62,33 @@ function cleanRun(): { history: ChaosHistory; snapshot: DbSnapshot } {
   };
   const snapshot: DbSnapshot = {
     jobs: [
-      { id: 'j1', ownerId: 'o1', idempotencyKey: 'k1', operation: 'charge', state: 'succeeded', completedBy: 'a2', version: 3 },
-      { id: 'j2', ownerId: 'o1', idempotencyKey: 'k2', operation: 'charge', state: 'unknown', completedBy: null, version: 1 },
-      { id: 'j3', ownerId: 'acme', idempotencyKey: 'payments:evt-1', operation: 'charge', state: 'queued', completedBy: null, version: 1 },
+      {
+        id: 'j1',
+        ownerId: 'o1',
+        idempotencyKey: 'k1',
+        operation: 'charge',
+        state: 'succeeded',
+        completedBy: 'a2',
+        version: 3,
+      },
+      {
+        id: 'j2',
+        ownerId: 'o1',
+        idempotencyKey: 'k2',
+        operation: 'charge',
+        state: 'unknown',
+        completedBy: null,
+        version: 1,
+      },
+      {
+        id: 'j3',
+        ownerId: 'acme',
+        idempotencyKey: 'payments:evt-1',
+        operation: 'charge',
+        state: 'queued',
+        completedBy: null,
+        version: 1,
+      },
     ],
     attempts: [
       { id: 'a1', jobId: 'j1', n: 1, state: 'failed', exclusive: true, startedAt: 9, finishedAt: 35 },
@@ -124,7 +162,15 @@ describe('chaos checker', () => {
 
   it('catches an exclusive attempt started while the previous one was unknown', () => {
     const run = cleanRun();
-    run.snapshot.attempts.push({ id: 'a4', jobId: 'j2', n: 2, state: 'failed', exclusive: true, startedAt: 20, finishedAt: 25 });
+    run.snapshot.attempts.push({
+      id: 'a4',
+      jobId: 'j2',
+      n: 2,
+      state: 'failed',
+      exclusive: true,
+      startedAt: 20,
+      finishedAt: 25,
+    });
     expect(violationsOf(run)).toEqual(['exclusive_one_live_attempt']);
   });
 
@@ -178,21 +224,43 @@ describe('chaos checker', () => {
     for (const d of run.history.deliveries) if (d.eventId === 'e2') d.acked = false;
     run.snapshot.effects = run.snapshot.effects!.filter((e) => e.eventId !== 'e2');
     expect(violationsOf(run)).toEqual(['events_delivered_at_least_once']);
-    run.history.deliveries.push({ eventId: 'e2', type: 'onejob.job.succeeded', subject: 'j1', at: 60, redelivered: true, acked: true });
+    run.history.deliveries.push({
+      eventId: 'e2',
+      type: 'onejob.job.succeeded',
+      subject: 'j1',
+      at: 60,
+      redelivered: true,
+      acked: true,
+    });
     run.snapshot.effects!.push({ eventId: 'e2', count: 1 });
     expect(violationsOf(run)).toEqual([]);
   });
 
   it('catches an event delivered for a transaction that rolled back', () => {
     const run = cleanRun();
-    run.history.deliveries.push({ eventId: 'e9', type: 'onejob.job.created', subject: 'jx', idempotencyKey: 'rollback-1', at: 7, redelivered: false });
+    run.history.deliveries.push({
+      eventId: 'e9',
+      type: 'onejob.job.created',
+      subject: 'jx',
+      idempotencyKey: 'rollback-1',
+      at: 7,
+      redelivered: false,
+    });
     run.snapshot.effects!.push({ eventId: 'e9', count: 1 });
     expect(violationsOf(run)).toContain('no_event_for_rolled_back_transaction');
   });
 
   it('catches a job that exists for a rolled-back key', () => {
     const run = cleanRun();
-    run.snapshot.jobs.push({ id: 'j8', ownerId: 'o1', idempotencyKey: 'rollback-1', operation: 'charge', state: 'queued', completedBy: null, version: 1 });
+    run.snapshot.jobs.push({
+      id: 'j8',
+      ownerId: 'o1',
+      idempotencyKey: 'rollback-1',
+      operation: 'charge',
+      state: 'queued',
+      completedBy: null,
+      version: 1,
+    });
     expect(violationsOf(run)).toEqual(['no_event_for_rolled_back_transaction']);
   });
 
@@ -205,7 +273,12 @@ describe('chaos checker', () => {
   it('catches a 500 answer but accepts 503 and dead processes', () => {
     const run = cleanRun();
     expect(violationsOf(run)).toEqual([]);
-    run.history.calls.push({ ...run.history.calls[0]!, status: 500, code: 'internal_error', jobId: undefined });
+    run.history.calls.push({
+      ...run.history.calls[0]!,
+      status: 500,
+      code: 'internal_error',
+      jobId: undefined,
+    });
     expect(violationsOf(run)).toEqual(['no_500_answers']);
   });
 
@@ -218,7 +291,13 @@ describe('chaos checker', () => {
 
   it('skips, and says so, the checks of features a build lacks', () => {
     const run = cleanRun();
-    run.history.features = { worker: false, relay: false, consumerHelper: false, inbox: false, ledger: false };
+    run.history.features = {
+      worker: false,
+      relay: false,
+      consumerHelper: false,
+      inbox: false,
+      ledger: false,
+    };
     run.snapshot.effects = null;
     run.snapshot.ledger = null;
     run.snapshot.inbox = null;

@@ -22,7 +22,9 @@ describe('fault schedule', () => {
     expect([...kinds].sort()).toEqual(
       ['failpoint_kill', 'nats_node_restart', 'postgres_restart', 'process_kill', 'provider_stall'].sort(),
     );
-    const failpoints = new Set(plan.filter((f) => f.kind === 'failpoint_kill').map((f) => f.target.split('@')[0]));
+    const failpoints = new Set(
+      plan.filter((f) => f.kind === 'failpoint_kill').map((f) => f.target.split('@')[0]),
+    );
     expect([...failpoints].sort()).toEqual(Object.keys(FAILPOINTS).sort());
   });
 

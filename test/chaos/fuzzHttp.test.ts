@@ -31,7 +31,13 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const TABLES = ['onejob.jobs', 'onejob.job_events', 'onejob.outbox', 'onejob.inbox_events', 'onejob.ledger_transfers'];
+const TABLES = [
+  'onejob.jobs',
+  'onejob.job_events',
+  'onejob.outbox',
+  'onejob.inbox_events',
+  'onejob.ledger_transfers',
+];
 
 async function rowCounts(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
@@ -91,12 +97,16 @@ const badBody = fc
   .oneof(
     fc.string({ maxLength: 200 }),
     fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
-    fc.record({ operation: fc.string({ maxLength: 20 }), input: fc.jsonValue({ maxDepth: 2 }) }).map((v) => JSON.stringify(v)),
+    fc
+      .record({ operation: fc.string({ maxLength: 20 }), input: fc.jsonValue({ maxDepth: 2 }) })
+      .map((v) => JSON.stringify(v)),
     fc
       .record({
         operation: fc.constant('charge'),
         input: fc.oneof(
-          fc.record({ amount: fc.oneof(fc.integer({ max: 0 }), fc.double(), fc.string(), fc.constant(null)) }),
+          fc.record({
+            amount: fc.oneof(fc.integer({ max: 0 }), fc.double(), fc.string(), fc.constant(null)),
+          }),
           fc.array(fc.integer()),
           fc.string(),
         ),
@@ -141,19 +151,28 @@ describe('fuzzing the HTTP API with bad input', () => {
   it('bad tokens, content types and oversized headers are refused with a 4xx problem and write nothing', async () => {
     const before = await rowCounts();
     const badHeaders = fc.oneof(
-      fc.record({
-        authorization: fc.oneof(
-          fc.constant(''),
-          fc.string({ unit: headerChar, maxLength: 60 }).map((s) => `Bearer ${s}`),
-          fc.string({ unit: headerChar, maxLength: 60 }),
-        ),
-      }).filter((h) => !/^Bearer\s+token-[ab]$/i.test(trimmed(h.authorization))),
-      fc.record({
-        'content-type': fc.oneof(
-          fc.constantFrom('text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded'),
-          fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 40 }),
-        ),
-      }).filter((h) => !/^application\/(.*\+)?json/i.test(trimmed(h['content-type']))),
+      fc
+        .record({
+          authorization: fc.oneof(
+            fc.constant(''),
+            fc.string({ unit: headerChar, maxLength: 60 }).map((s) => `Bearer ${s}`),
+            fc.string({ unit: headerChar, maxLength: 60 }),
+          ),
+        })
+        .filter((h) => !/^Bearer\s+token-[ab]$/i.test(trimmed(h.authorization))),
+      fc
+        .record({
+          'content-type': fc.oneof(
+            fc.constantFrom(
+              'text/plain',
+              'application/xml',
+              'multipart/form-data; boundary=x',
+              'application/x-www-form-urlencoded',
+            ),
+            fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 40 }),
+          ),
+        })
+        .filter((h) => !/^application\/(.*\+)?json/i.test(trimmed(h['content-type']))),
     );
     let n = 0;
     await fc.assert(
@@ -161,7 +180,11 @@ describe('fuzzing the HTTP API with bad input', () => {
         const token = 'authorization' in headers ? null : undefined;
         await expectRefused('/v1/jobs', {
           method: 'POST',
-          headers: { 'idempotency-key': `fuzz-header-${n++}`, 'content-type': 'application/json', ...headers },
+          headers: {
+            'idempotency-key': `fuzz-header-${n++}`,
+            'content-type': 'application/json',
+            ...headers,
+          },
           body: JSON.stringify({ operation: 'charge', input: { amount: 5 } }),
           ...(token === null ? { token: null } : {}),
         });
@@ -183,12 +206,23 @@ describe('fuzzing the HTTP API with bad input', () => {
         // A signed body that is a valid charge input would rightly create a job.
         try {
           const v = JSON.parse(p) as { amount?: unknown };
-          return !(v !== null && typeof v === 'object' && !Array.isArray(v) && Number.isInteger(v.amount) && (v.amount as number) >= 1);
+          return !(
+            v !== null &&
+            typeof v === 'object' &&
+            !Array.isArray(v) &&
+            Number.isInteger(v.amount) &&
+            (v.amount as number) >= 1
+          );
         } catch {
           return true;
         }
       }),
-      id: fc.option(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 40 }).filter((s) => trimmed(s).length > 0), { nil: undefined }),
+      id: fc.option(
+        fc
+          .string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 40 })
+          .filter((s) => trimmed(s).length > 0),
+        { nil: undefined },
+      ),
       signing: fc.constantFrom('valid', 'none', 'garbage', 'stale', 'wrong-secret'),
     });
     await fc.assert(
@@ -200,9 +234,14 @@ describe('fuzzing the HTTP API with bad input', () => {
         headers['webhook-timestamp'] = String(Math.floor(at.getTime() / 1000));
         if (signing === 'valid' || signing === 'stale')
           headers['webhook-signature'] = webhook.sign(eventId ?? 'none', at, body);
-        else if (signing === 'garbage') headers['webhook-signature'] = `v1,${Buffer.from(body).toString('base64').slice(0, 44)}`;
+        else if (signing === 'garbage')
+          headers['webhook-signature'] = `v1,${Buffer.from(body).toString('base64').slice(0, 44)}`;
         else if (signing === 'wrong-secret')
-          headers['webhook-signature'] = new Webhook('whsec_QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFB').sign(eventId ?? 'none', at, body);
+          headers['webhook-signature'] = new Webhook('whsec_QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFB').sign(
+            eventId ?? 'none',
+            at,
+            body,
+          );
         await expectRefused('/v1/inbox/payments', { method: 'POST', headers, body, token: null });
       }),
       { numRuns: 120 },

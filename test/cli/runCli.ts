@@ -13,12 +13,20 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], env: Record<string, string | undefined>, cwd = ROOT): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+  cwd = ROOT,
+): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['--import', TSX, MAIN, ...args],
-      { cwd, env: { ...process.env, ONEJOB_TOKEN: undefined, ONEJOB_URL: undefined, ...env }, timeout: 60_000 },
+      {
+        cwd,
+        env: { ...process.env, ONEJOB_TOKEN: undefined, ONEJOB_URL: undefined, ...env },
+        timeout: 60_000,
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });

@@ -13,7 +13,10 @@ afterAll(async () => t?.close());
 const fast = { baseDelayMs: 1, maxDelayMs: 5 };
 
 /** A client that reaches the app through a proxy answering with `script` before forwarding. */
-async function clientBehind(script: (req: SeenRequest) => ProxyAction, retry: Parameters<typeof createClient>[0]['retry'] = fast) {
+async function clientBehind(
+  script: (req: SeenRequest) => ProxyAction,
+  retry: Parameters<typeof createClient>[0]['retry'] = fast,
+) {
   const proxy = await startFaultyProxy(t.url, script);
   const retries: RetryInfo[] = [];
   const client = createClient({
@@ -41,7 +44,12 @@ describe('client against a real server', () => {
   it('503 and 429 are retried with the same key, honouring Retry-After as a floor', async () => {
     const { proxy, client, retries } = await clientBehind((r) =>
       r.n === 1
-        ? { kind: 'respond', status: 503, headers: { 'retry-after': '1' }, body: { status: 503, code: 'database_unavailable' } }
+        ? {
+            kind: 'respond',
+            status: 503,
+            headers: { 'retry-after': '1' },
+            body: { status: 503, code: 'database_unavailable' },
+          }
         : r.n === 2
           ? { kind: 'respond', status: 429, body: { status: 429, code: 'rate_limited' } }
           : { kind: 'forward' },
@@ -60,10 +68,16 @@ describe('client against a real server', () => {
   });
 
   it('a response lost after the server committed is retried and gets the same job id', async () => {
-    const { proxy, client, retries } = await clientBehind((r) => (r.n === 1 ? { kind: 'lose-response' } : { kind: 'forward' }));
+    const { proxy, client, retries } = await clientBehind((r) =>
+      r.n === 1 ? { kind: 'lose-response' } : { kind: 'forward' },
+    );
     try {
       const key = newIntentKey();
-      const { job, replayed, tries } = await client.jobs.submit('charge', { amount: 7 }, { idempotencyKey: key });
+      const { job, replayed, tries } = await client.jobs.submit(
+        'charge',
+        { amount: 7 },
+        { idempotencyKey: key },
+      );
       expect([replayed, tries]).toEqual([true, 2]);
       expect(retries[0]?.status).toBe(0);
       const rows = await t.onejob.pool.query('SELECT id FROM onejob.jobs WHERE idempotency_key = $1', [key]);
@@ -78,7 +92,9 @@ describe('client against a real server', () => {
     try {
       const key = newIntentKey();
       const first = await client.jobs.create('charge', { amount: 1 }, { idempotencyKey: key });
-      const error = await client.jobs.create('charge', { amount: 2 }, { idempotencyKey: key }).catch((e: unknown) => e);
+      const error = await client.jobs
+        .create('charge', { amount: 2 }, { idempotencyKey: key })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(OnejobClientError);
       const e = error as OnejobClientError;
       expect([e.code, e.status, e.tries]).toEqual(['idempotency_key_reused', 409, 1]);
@@ -92,9 +108,13 @@ describe('client against a real server', () => {
   it('other 4xx answers (422, 401, 404) are thrown with their code and sent once', async () => {
     const { proxy, client } = await clientBehind(() => ({ kind: 'forward' }));
     try {
-      const invalid = await client.jobs.create('charge', { amount: -1 }, { idempotencyKey: newIntentKey() }).catch((e) => e);
+      const invalid = await client.jobs
+        .create('charge', { amount: -1 }, { idempotencyKey: newIntentKey() })
+        .catch((e) => e);
       expect([invalid.code, invalid.status]).toEqual(['input_invalid', 422]);
-      const unknownOp = await client.jobs.create('nope', {}, { idempotencyKey: newIntentKey() }).catch((e) => e);
+      const unknownOp = await client.jobs
+        .create('nope', {}, { idempotencyKey: newIntentKey() })
+        .catch((e) => e);
       expect(unknownOp.code).toBe('operation_unknown');
       const missing = await client.jobs.get('00000000-0000-4000-8000-000000000000').catch((e) => e);
       expect([missing.code, missing.status]).toEqual(['job_not_found', 404]);
@@ -110,7 +130,9 @@ describe('client against a real server', () => {
   it('gives up after maxTries with a network_error that counts the tries', async () => {
     const { proxy, client } = await clientBehind(() => ({ kind: 'drop' }), { ...fast, maxTries: 3 });
     try {
-      const error = await client.jobs.create('charge', { amount: 1 }, { idempotencyKey: 'k' }).catch((e) => e);
+      const error = await client.jobs
+        .create('charge', { amount: 1 }, { idempotencyKey: 'k' })
+        .catch((e) => e);
       expect(error).toBeInstanceOf(OnejobClientError);
       expect([error.code, error.status, error.tries]).toEqual(['network_error', 0, 3]);
       expect(proxy.seen).toHaveLength(3);
@@ -140,7 +162,9 @@ describe('client against a real server', () => {
       { baseDelayMs: 50, maxDelayMs: 50, maxTries: 10 },
     );
     try {
-      const error = await client.jobs.create('charge', { amount: 1 }, { idempotencyKey: 'k2', signal: controller.signal }).catch((e) => e);
+      const error = await client.jobs
+        .create('charge', { amount: 1 }, { idempotencyKey: 'k2', signal: controller.signal })
+        .catch((e) => e);
       expect((error as Error).message).toBe('user left the page');
       expect(proxy.seen).toHaveLength(2);
     } finally {
@@ -212,7 +236,9 @@ describe('client against a real server', () => {
   it('refuses to create a job without an intent key, before sending anything', async () => {
     const { proxy, client } = await clientBehind(() => ({ kind: 'forward' }));
     try {
-      await expect(client.jobs.create('charge', { amount: 1 }, { idempotencyKey: '' })).rejects.toThrow(/idempotencyKey/);
+      await expect(client.jobs.create('charge', { amount: 1 }, { idempotencyKey: '' })).rejects.toThrow(
+        /idempotencyKey/,
+      );
       expect(proxy.seen).toHaveLength(0);
     } finally {
       await proxy.close();

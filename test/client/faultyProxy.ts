@@ -1,7 +1,13 @@
 // A loopback HTTP forwarder that can stand in for the network between a client and onejob:
 // answer a request itself (503, 429...), drop the connection, hold a request until the
 // target is ready, or forward it. It records every request it saw.
-import { type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
+import {
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  createServer,
+  request as httpRequest,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface SeenRequest {
@@ -56,7 +62,13 @@ export async function startFaultyProxy(
     }
     const base = new URL(await current);
     const upstream = httpRequest(
-      { host: base.hostname, port: base.port, method: req.method, path: req.url, headers: { ...req.headers, host: base.host } },
+      {
+        host: base.hostname,
+        port: base.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: base.host },
+      },
       (up) => {
         if (action.kind === 'lose-response') {
           up.resume();

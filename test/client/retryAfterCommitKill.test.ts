@@ -30,7 +30,9 @@ function serve(failpoints?: string): { process: SpawnedOnejob; url: Promise<stri
     ONEJOB_FAILPOINTS: failpoints,
   });
   spawned.push(process);
-  const url = process.waitForOutput(/API\s+http:\/\/\S+\/v1\/jobs/).then((line) => /(http:\/\/\S+)\/v1\/jobs/.exec(line)![1]!);
+  const url = process
+    .waitForOutput(/API\s+http:\/\/\S+\/v1\/jobs/)
+    .then((line) => /(http:\/\/\S+)\/v1\/jobs/.exec(line)![1]!);
   return { process, url };
 }
 
@@ -55,7 +57,11 @@ it('a server killed after commit, then restarted: the retried create gets the sa
   });
   try {
     const key = newIntentKey('checkout-');
-    const { job, replayed, tries } = await client.jobs.submit('charge', { amount: 1999 }, { idempotencyKey: key });
+    const { job, replayed, tries } = await client.jobs.submit(
+      'charge',
+      { amount: 1999 },
+      { idempotencyKey: key },
+    );
 
     expect(await first.process.exited).toBe('SIGKILL');
     expect(first.process.output()).toContain('failpoint api.after_commit: SIGKILL');
@@ -66,7 +72,10 @@ it('a server killed after commit, then restarted: the retried create gets the sa
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
     try {
-      const { rows } = await c.query('SELECT id FROM onejob.jobs WHERE owner_id = $1 AND idempotency_key = $2', ['owner-kill', key]);
+      const { rows } = await c.query(
+        'SELECT id FROM onejob.jobs WHERE owner_id = $1 AND idempotency_key = $2',
+        ['owner-kill', key],
+      );
       expect(rows).toEqual([{ id: job.id }]);
     } finally {
       await c.end();

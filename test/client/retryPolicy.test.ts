@@ -39,7 +39,9 @@ describe('newIntentKey', () => {
     try {
       // Browsers hide randomUUID on insecure origins; the fallback must keep the shape.
       Object.defineProperty(globalThis.crypto, 'randomUUID', { value: undefined, configurable: true });
-      expect(newIntentKey('x-')).toMatch(/^x-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(newIntentKey('x-')).toMatch(
+        /^x-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
     } finally {
       Object.defineProperty(globalThis.crypto, 'randomUUID', { value: original, configurable: true });
     }

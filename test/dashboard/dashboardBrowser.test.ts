@@ -17,14 +17,23 @@ let profile: string;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`The dashboard test needs Debian's Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH).`);
+    throw new Error(
+      `The dashboard test needs Debian's Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH).`,
+    );
   }
   t = await startTestApp();
   profile = await mkdtemp(join(tmpdir(), 'onejob-chromium-'));
   context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
     viewport: { width: 1280, height: 900 },
   });
 });

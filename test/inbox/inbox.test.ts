@@ -127,7 +127,8 @@ describe('webhook inbox', () => {
            WHERE NOT l.granted AND a.datname = current_database() ORDER BY l.locktype`,
         );
         if (rows.map((r) => r.locktype).join(',') === 'relation,transactionid') break;
-        if (Date.now() > deadline) throw new Error(`deliveries never reached the gate: ${JSON.stringify(rows)}`);
+        if (Date.now() > deadline)
+          throw new Error(`deliveries never reached the gate: ${JSON.stringify(rows)}`);
         await new Promise((r) => setTimeout(r, 10));
       }
       await gate.query('COMMIT');

@@ -20,7 +20,12 @@ afterAll(async () => {
 });
 
 async function countRows(orderId: string, jobId: string) {
-  const { rows } = await lib.onejob.pool.query<{ orders: number; jobs: number; outbox: number; audit: number }>(
+  const { rows } = await lib.onejob.pool.query<{
+    orders: number;
+    jobs: number;
+    outbox: number;
+    audit: number;
+  }>(
     `SELECT (SELECT count(*)::int FROM orders WHERE id = $1) AS orders,
             (SELECT count(*)::int FROM onejob.jobs WHERE id = $2) AS jobs,
             (SELECT count(*)::int FROM onejob.outbox WHERE subject IN ($1, $2::text)) AS outbox,
@@ -73,7 +78,10 @@ describe('caller transactions', () => {
   it('a caller transaction that commits keeps the order, the job, its created event and the caller event together', async () => {
     const { jobId, eventId } = await placeOrder('order-committed', 'COMMIT');
     expect(await countRows('order-committed', jobId)).toEqual({ orders: 1, jobs: 1, outbox: 2, audit: 1 });
-    const { rows } = await lib.onejob.pool.query<{ type: string }>('SELECT type FROM onejob.outbox WHERE id = $1', [eventId]);
+    const { rows } = await lib.onejob.pool.query<{ type: string }>(
+      'SELECT type FROM onejob.outbox WHERE id = $1',
+      [eventId],
+    );
     expect(rows[0]?.type).toBe('shop.order.placed');
   });
 
@@ -85,11 +93,18 @@ describe('caller transactions', () => {
       ({
         job: { id: jobId },
       } = await lib.onejob.jobs.create(
-        { ownerId: 'shop', idempotencyKey: 'ship-dup', operation: 'ship', input: { orderId: 'order-committed' } },
+        {
+          ownerId: 'shop',
+          idempotencyKey: 'ship-dup',
+          operation: 'ship',
+          input: { orderId: 'order-committed' },
+        },
         { tx: client },
       ));
       // The business write fails (duplicate order id): the whole transaction is lost.
-      await expect(client.query('INSERT INTO orders (id, owner) VALUES ($1, $2)', ['order-committed', 'shop'])).rejects.toMatchObject({
+      await expect(
+        client.query('INSERT INTO orders (id, owner) VALUES ($1, $2)', ['order-committed', 'shop']),
+      ).rejects.toMatchObject({
         code: '23505',
       });
       await client.query('ROLLBACK');

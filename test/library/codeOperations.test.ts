@@ -14,7 +14,10 @@ const charge = defineOperation('charge', {
     type: 'object',
     required: ['amount', 'mode'],
     additionalProperties: false,
-    properties: { amount: { type: 'integer', minimum: 1 }, mode: { enum: ['ok', 'declined-once', 'crash', 'hang'] } },
+    properties: {
+      amount: { type: 'integer', minimum: 1 },
+      mode: { enum: ['ok', 'declined-once', 'crash', 'hang'] },
+    },
   },
   attemptTimeoutMs: 5_000,
   maxAttempts: 3,
@@ -22,10 +25,15 @@ const charge = defineOperation('charge', {
   async run(ctx) {
     seen.push({ jobId: ctx.jobId, attempt: ctx.attempt, key: ctx.idempotencyKey, provider: ctx.provider });
     if (ctx.input.mode === 'declined-once' && ctx.attempt === 1)
-      throw new DefiniteFailure('card declined', { code: 'card_declined', details: { declineCode: 'insufficient_funds' } });
+      throw new DefiniteFailure('card declined', {
+        code: 'card_declined',
+        details: { declineCode: 'insufficient_funds' },
+      });
     if (ctx.input.mode === 'crash') throw new Error('socket hang up after the request was sent');
     if (ctx.input.mode === 'hang') {
-      await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+      await new Promise<void>((resolve) =>
+        ctx.signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
       cancelledReason = (ctx.signal.reason as Error).message;
       cancelGate.open();
       throw ctx.signal.reason;
@@ -48,11 +56,18 @@ const settled = (id: string) => lib.onejob.jobs.wait('shop', id, 20_000, { opera
 
 describe('operations written as code', () => {
   it('what run returns becomes the job result, and every attempt gets the job id as its idempotency key', async () => {
-    const { job } = await lib.onejob.jobs.create({ ownerId: 'shop', idempotencyKey: 'ok-1', operation: 'charge', input: { amount: 700, mode: 'ok' } });
+    const { job } = await lib.onejob.jobs.create({
+      ownerId: 'shop',
+      idempotencyKey: 'ok-1',
+      operation: 'charge',
+      input: { amount: 700, mode: 'ok' },
+    });
     const done = await settled(job.id);
     expect(done.state).toBe('succeeded');
     expect(done.result).toEqual({ chargeId: `ch_${job.id.slice(-6)}`, amount: 700 });
-    expect(seen.filter((s) => s.jobId === job.id)).toEqual([{ jobId: job.id, attempt: 1, key: job.id, provider: 'charge' }]);
+    expect(seen.filter((s) => s.jobId === job.id)).toEqual([
+      { jobId: job.id, attempt: 1, key: job.id, provider: 'charge' },
+    ]);
   });
 
   it('a thrown DefiniteFailure fails the attempt and the engine retries under the same job and key', async () => {
@@ -65,12 +80,21 @@ describe('operations written as code', () => {
     const done = await settled(job.id);
     expect(done.state).toBe('succeeded');
     expect(done.attempts.map((a) => a.state)).toEqual(['failed', 'succeeded']);
-    expect(done.attempts[0]?.error).toMatchObject({ code: 'card_declined', declineCode: 'insufficient_funds', message: 'card declined' });
+    expect(done.attempts[0]?.error).toMatchObject({
+      code: 'card_declined',
+      declineCode: 'insufficient_funds',
+      message: 'card declined',
+    });
     expect(seen.filter((s) => s.jobId === job.id).map((s) => s.key)).toEqual([job.id, job.id]);
   });
 
   it('any other error is an unknown outcome for an exclusive operation, and blocks a new attempt', async () => {
-    const { job } = await lib.onejob.jobs.create({ ownerId: 'shop', idempotencyKey: 'crash-1', operation: 'charge', input: { amount: 1, mode: 'crash' } });
+    const { job } = await lib.onejob.jobs.create({
+      ownerId: 'shop',
+      idempotencyKey: 'crash-1',
+      operation: 'charge',
+      input: { amount: 1, mode: 'crash' },
+    });
     const unknown = await settled(job.id);
     expect(unknown.state).toBe('unknown');
     expect(unknown.attempts).toHaveLength(1);
@@ -80,7 +104,12 @@ describe('operations written as code', () => {
   });
 
   it('cancelling the job fires the signal of its running attempt', async () => {
-    const { job } = await lib.onejob.jobs.create({ ownerId: 'shop', idempotencyKey: 'hang-1', operation: 'charge', input: { amount: 1, mode: 'hang' } });
+    const { job } = await lib.onejob.jobs.create({
+      ownerId: 'shop',
+      idempotencyKey: 'hang-1',
+      operation: 'charge',
+      input: { amount: 1, mode: 'hang' },
+    });
     await until('the attempt to run', async () => seen.some((s) => s.jobId === job.id));
     const cancelled = await lib.onejob.attempts.cancel('shop', job.id);
     expect(cancelled.state).toBe('cancelled');
@@ -90,7 +119,12 @@ describe('operations written as code', () => {
 
   it('input that fails the schema is refused before anything is written', async () => {
     const refused = await lib.onejob.jobs
-      .create({ ownerId: 'shop', idempotencyKey: 'bad-1', operation: 'charge', input: { amount: 0, mode: 'ok' } })
+      .create({
+        ownerId: 'shop',
+        idempotencyKey: 'bad-1',
+        operation: 'charge',
+        input: { amount: 0, mode: 'ok' },
+      })
       .catch((e: unknown) => e);
     expect(isOnejobError(refused, 'input_invalid')).toBe(true);
     const { rows } = await lib.onejob.pool.query("SELECT 1 FROM onejob.jobs WHERE idempotency_key = 'bad-1'");
@@ -98,7 +132,12 @@ describe('operations written as code', () => {
   });
 
   it('a typed read of a job of another operation is not found', async () => {
-    const { job } = await lib.onejob.jobs.create({ ownerId: 'shop', idempotencyKey: 'ok-2', operation: 'charge', input: { amount: 2, mode: 'ok' } });
+    const { job } = await lib.onejob.jobs.create({
+      ownerId: 'shop',
+      idempotencyKey: 'ok-2',
+      operation: 'charge',
+      input: { amount: 2, mode: 'ok' },
+    });
     const wrong = await lib.onejob.jobs.get('shop', job.id, { operation: 'refund' }).catch((e: unknown) => e);
     expect(isOnejobError(wrong, 'job_not_found')).toBe(true);
   });

@@ -62,17 +62,32 @@ const auditOf = async (jobId: string, type: string) =>
 
 describe('a run that ignores its abort signal', () => {
   it('answers after the timeout and cannot complete the job once its unknown attempt was abandoned', async () => {
-    const { job } = await lib.onejob.jobs.create({ ownerId: 'shop', idempotencyKey: 'late-1', operation: 'charge', input: { amount: 500 } });
+    const { job } = await lib.onejob.jobs.create({
+      ownerId: 'shop',
+      idempotencyKey: 'late-1',
+      operation: 'charge',
+      input: { amount: 500 },
+    });
     const unknown = await until('the timeout to make the job unknown', async () => {
       const j = await lib.onejob.jobs.get('shop', job.id);
       return j.state === 'unknown' ? j : undefined;
     });
-    expect(unknown.attempts[0]).toMatchObject({ n: 1, state: 'unknown', provider: 'charge', error: { code: 'timeout' } });
+    expect(unknown.attempts[0]).toMatchObject({
+      n: 1,
+      state: 'unknown',
+      provider: 'charge',
+      error: { code: 'timeout' },
+    });
     // The signal fired at the timeout; run ignored it and is still waiting.
     expect(signals.get(`${job.id}/1`)?.aborted).toBe(true);
     expect(String((signals.get(`${job.id}/1`)?.reason as Error).message)).toMatch(/attemptTimeoutMs/);
 
-    const abandoned = await lib.onejob.attempts.abandon('shop', job.id, 1, 'the payment desk says it never settled');
+    const abandoned = await lib.onejob.attempts.abandon(
+      'shop',
+      job.id,
+      1,
+      'the payment desk says it never settled',
+    );
     expect(abandoned.attempts[0]?.state).toBe('abandoned');
     await lib.onejob.attempts.start('shop', job.id);
     const succeeded = await lib.onejob.jobs.wait('shop', job.id, 20_000);
@@ -94,7 +109,12 @@ describe('a run that ignores its abort signal', () => {
   });
 
   it('answers after another attempt won a pure job and loses the race', async () => {
-    const { job } = await lib.onejob.jobs.create({ ownerId: 'shop', idempotencyKey: 'late-2', operation: 'render', input: { scene: 'a' } });
+    const { job } = await lib.onejob.jobs.create({
+      ownerId: 'shop',
+      idempotencyKey: 'late-2',
+      operation: 'render',
+      input: { scene: 'a' },
+    });
     // Attempt 1 times out (pure: retried at once); attempt 2 answers and wins.
     const succeeded = await until('attempt 2 to win', async () => {
       const j = await lib.onejob.jobs.get('shop', job.id);
@@ -110,7 +130,11 @@ describe('a run that ignores its abort signal', () => {
       const rows = await auditOf(job.id, 'race_lost');
       return rows.length ? rows : undefined;
     });
-    expect(race?.data).toMatchObject({ loser: { n: 1 }, winner: { n: 2 }, discardedDigest: payloadDigest({ frame: 'frame_1' }) });
+    expect(race?.data).toMatchObject({
+      loser: { n: 1 },
+      winner: { n: 2 },
+      discardedDigest: payloadDigest({ frame: 'frame_1' }),
+    });
     const final = await lib.onejob.jobs.get('shop', job.id);
     expect(final.result).toEqual({ frame: 'frame_2' });
     expect(final.attempts.find((a) => a.n === 1)?.state).toBe('lost_race');

@@ -7,7 +7,11 @@ import { defineOperation } from '../../src/library/defineOperation.js';
 import { startLibrary } from './libraryKit.js';
 
 const charge = defineOperation('charge', {
-  inputSchema: { type: 'object', required: ['amount'], properties: { amount: { type: 'integer', minimum: 1 } } },
+  inputSchema: {
+    type: 'object',
+    required: ['amount'],
+    properties: { amount: { type: 'integer', minimum: 1 } },
+  },
   attemptTimeoutMs: 1_000,
   run: (ctx) => ({ charged: ctx.input.amount }),
 });
@@ -32,13 +36,22 @@ const post = (key: string, input: Record<string, unknown>) =>
   app.inject({
     method: 'POST',
     url: '/v1/jobs',
-    headers: { authorization: 'Bearer token-shop', 'idempotency-key': key, 'content-type': 'application/json' },
+    headers: {
+      authorization: 'Bearer token-shop',
+      'idempotency-key': key,
+      'content-type': 'application/json',
+    },
     payload: { operation: 'charge', input },
   });
 
 describe('library and HTTP on one database', () => {
   it('a job created by the library is the job HTTP returns for the same (owner, key), and the other way round', async () => {
-    const { job } = await embedded.onejob.jobs.create({ ownerId: 'shop', idempotencyKey: 'lib-first', operation: 'charge', input: { amount: 5 } });
+    const { job } = await embedded.onejob.jobs.create({
+      ownerId: 'shop',
+      idempotencyKey: 'lib-first',
+      operation: 'charge',
+      input: { amount: 5 },
+    });
     const viaHttp = await post('lib-first', { amount: 5 });
     expect(viaHttp.statusCode).toBe(202);
     expect(viaHttp.headers['idempotent-replayed']).toBe('true');
@@ -46,7 +59,12 @@ describe('library and HTTP on one database', () => {
 
     const first = await post('http-first', { amount: 6 });
     expect(first.statusCode).toBe(202);
-    const again = await embedded.onejob.jobs.create({ ownerId: 'shop', idempotencyKey: 'http-first', operation: 'charge', input: { amount: 6 } });
+    const again = await embedded.onejob.jobs.create({
+      ownerId: 'shop',
+      idempotencyKey: 'http-first',
+      operation: 'charge',
+      input: { amount: 6 },
+    });
     expect(again.replayed).toBe(true);
     expect(again.job.id).toBe(first.json().id);
   });
@@ -55,17 +73,31 @@ describe('library and HTTP on one database', () => {
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
         i % 2 === 0
-          ? embedded.onejob.jobs.create({ ownerId: 'shop', idempotencyKey: 'race-1', operation: 'charge', input: { amount: 7 } }).then((r) => r.job.id)
+          ? embedded.onejob.jobs
+              .create({
+                ownerId: 'shop',
+                idempotencyKey: 'race-1',
+                operation: 'charge',
+                input: { amount: 7 },
+              })
+              .then((r) => r.job.id)
           : post('race-1', { amount: 7 }).then((r) => r.json().id as string),
       ),
     );
     expect(new Set(results).size).toBe(1);
-    const { rows } = await served.onejob.pool.query("SELECT count(*)::int AS n FROM onejob.jobs WHERE idempotency_key = 'race-1'");
+    const { rows } = await served.onejob.pool.query(
+      "SELECT count(*)::int AS n FROM onejob.jobs WHERE idempotency_key = 'race-1'",
+    );
     expect(rows[0].n).toBe(1);
   });
 
   it('the same key with a different input is the same refusal on both paths, with the same stable code', async () => {
-    await embedded.onejob.jobs.create({ ownerId: 'shop', idempotencyKey: 'scope-1', operation: 'charge', input: { amount: 8 } });
+    await embedded.onejob.jobs.create({
+      ownerId: 'shop',
+      idempotencyKey: 'scope-1',
+      operation: 'charge',
+      input: { amount: 8 },
+    });
     const viaHttp = await post('scope-1', { amount: 9 });
     expect(viaHttp.statusCode).toBe(409);
     expect(viaHttp.json().code).toBe('idempotency_key_reused');
@@ -78,7 +110,12 @@ describe('library and HTTP on one database', () => {
 
   it("another owner's key is another job on both paths", async () => {
     const mine = await post('owner-scope', { amount: 3 });
-    const theirs = await embedded.onejob.jobs.create({ ownerId: 'other', idempotencyKey: 'owner-scope', operation: 'charge', input: { amount: 3 } });
+    const theirs = await embedded.onejob.jobs.create({
+      ownerId: 'other',
+      idempotencyKey: 'owner-scope',
+      operation: 'charge',
+      input: { amount: 3 },
+    });
     expect(theirs.replayed).toBe(false);
     expect(theirs.job.id).not.toBe(mine.json().id);
   });

@@ -34,7 +34,11 @@ export async function startLibrary<const Ops extends readonly AnyCodeOperation[]
 }
 
 /** Polls a database fact the test waits for (never a fixed sleep). */
-export async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 45_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 45_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();

@@ -41,19 +41,37 @@ const row = async (id: string) =>
 
 describe('a worker that does not run an operation', () => {
   it('leaves its queued jobs and its manually started attempts to the processes that do', async () => {
-    const { job: code } = await service.onejob.jobs.create({ ownerId: 'o', idempotencyKey: 'ping-1', operation: 'ping', input: { n: 1 } });
+    const { job: code } = await service.onejob.jobs.create({
+      ownerId: 'o',
+      idempotencyKey: 'ping-1',
+      operation: 'ping',
+      input: { n: 1 },
+    });
     const before = await row(code.id);
     // The serve worker is busy and polling: its own job goes through...
-    const { job: echo } = await serve.onejob.jobs.create({ ownerId: 'o', idempotencyKey: 'echo-1', operation: 'echo', input: {} });
+    const { job: echo } = await serve.onejob.jobs.create({
+      ownerId: 'o',
+      idempotencyKey: 'echo-1',
+      operation: 'echo',
+      input: {},
+    });
     expect((await serve.onejob.jobs.wait('o', echo.id, 20_000)).state).toBe('succeeded');
     // ...and it passed over the code job without touching it (no attempt, no deferral).
     expect(await row(code.id)).toEqual(before);
 
     // The fallback button, pressed on the embedding service: the serve worker does not take it either.
     const started = await service.onejob.attempts.start('o', code.id);
-    const { job: echo2 } = await serve.onejob.jobs.create({ ownerId: 'o', idempotencyKey: 'echo-2', operation: 'echo', input: {} });
+    const { job: echo2 } = await serve.onejob.jobs.create({
+      ownerId: 'o',
+      idempotencyKey: 'echo-2',
+      operation: 'echo',
+      input: {},
+    });
     expect((await serve.onejob.jobs.wait('o', echo2.id, 20_000)).state).toBe('succeeded');
-    const { rows } = await serve.onejob.pool.query('SELECT state, lease_owner FROM onejob.attempts WHERE id = $1', [started.id]);
+    const { rows } = await serve.onejob.pool.query(
+      'SELECT state, lease_owner FROM onejob.attempts WHERE id = $1',
+      [started.id],
+    );
     expect(rows[0]).toEqual({ state: 'starting', lease_owner: null });
 
     // The embedding service's worker runs it.

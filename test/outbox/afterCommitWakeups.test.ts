@@ -44,7 +44,11 @@ afterAll(async () => {
  */
 async function heardBeforeMarker(from = heard.length): Promise<{ channel: string; payload: string }[]> {
   const marker = `marker-${randomUUID()}`;
-  await pool.query('SELECT pg_notify($1, $3), pg_notify($2, $3)', [OUTBOX_CHANNEL, JOB_SETTLED_CHANNEL, marker]);
+  await pool.query('SELECT pg_notify($1, $3), pg_notify($2, $3)', [
+    OUTBOX_CHANNEL,
+    JOB_SETTLED_CHANNEL,
+    marker,
+  ]);
   await waitFor(async () => heard.filter((h) => h.payload === marker).length === 2, 'the markers');
   return heard.slice(from).filter((h) => h.payload !== marker);
 }
@@ -83,16 +87,23 @@ describe('wake-ups after commit', () => {
   it('jobs.create and outbox.publish wake relays after their commit; cancel wakes the long-polls of that job', async () => {
     await heardBeforeMarker();
     const { job } = await onejob.jobs.create(request(`k-${randomUUID()}`));
-    await waitFor(async () => heard.some((h) => h.channel === OUTBOX_CHANNEL), 'the relay wake-up after create');
+    await waitFor(
+      async () => heard.some((h) => h.channel === OUTBOX_CHANNEL),
+      'the relay wake-up after create',
+    );
 
     heard.length = 0;
     await onejob.outbox.publish({ type: 'shop.order.paid', subject: 'order-2' });
-    await waitFor(async () => heard.some((h) => h.channel === OUTBOX_CHANNEL), 'the relay wake-up after publish');
+    await waitFor(
+      async () => heard.some((h) => h.channel === OUTBOX_CHANNEL),
+      'the relay wake-up after publish',
+    );
 
     heard.length = 0;
     await onejob.attempts.cancel('shop', job.id);
     await waitFor(
-      async () => heard.some((h) => h.channel === JOB_SETTLED_CHANNEL && h.payload.split(',').includes(job.id)),
+      async () =>
+        heard.some((h) => h.channel === JOB_SETTLED_CHANNEL && h.payload.split(',').includes(job.id)),
       'the settled wake-up naming the job',
     );
   });
@@ -127,7 +138,10 @@ describe('wake-ups after commit', () => {
       });
       // The listener connects on first use; send until it has heard one.
       while (!woke) {
-        await pool.query('SELECT pg_notify($1, $2)', [JOB_SETTLED_CHANNEL, `${randomUUID()},${id},${randomUUID()}`]);
+        await pool.query('SELECT pg_notify($1, $2)', [
+          JOB_SETTLED_CHANNEL,
+          `${randomUUID()},${id},${randomUUID()}`,
+        ]);
         await Promise.race([waiting, new Promise((r) => setTimeout(r, 50))]);
       }
       expect(Date.now() - started).toBeLessThan(20_000);

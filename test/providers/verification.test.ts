@@ -134,7 +134,9 @@ describe('contract verification and the failover gate', () => {
     expect(await canFailOverTo(t.onejob, op(), 'backup-gpt')).toBe(true);
     expect((await matrix())['backup-gpt/summarize']).toBe('verified');
     const metrics = await (await t.request('/metrics', { token: null })).text();
-    expect(metrics).toMatch(/onejob_provider_verifications_total\{provider="backup-gpt",operation="summarize",result="verified"\} [1-9]/);
+    expect(metrics).toMatch(
+      /onejob_provider_verifications_total\{provider="backup-gpt",operation="summarize",result="verified"\} [1-9]/,
+    );
   });
 
   it('a later failing verification of the same contract shuts the gate again', async () => {

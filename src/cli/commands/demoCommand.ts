@@ -8,8 +8,13 @@ import { cliClient, clientConfig } from '../clientConfig.js';
 export function demoCommand(program: Command) {
   program
     .command('demo')
-    .description('replay the story against a running server: double click, stalled request, timeout, race, redelivered webhook')
-    .option('--write-config <file>', 'write the demo config (built-in config plus misbehaving simulated providers) and exit')
+    .description(
+      'replay the story against a running server: double click, stalled request, timeout, race, redelivered webhook',
+    )
+    .option(
+      '--write-config <file>',
+      'write the demo config (built-in config plus misbehaving simulated providers) and exit',
+    )
     .action(async (o: { writeConfig?: string }) => {
       if (o.writeConfig) {
         await writeFile(o.writeConfig, `${JSON.stringify(demoConfig, null, 2)}\n`);
@@ -19,7 +24,15 @@ export function demoCommand(program: Command) {
       const config = clientConfig();
       const client = cliClient(config);
       process.stdout.write(`onejob demo against ${config.url} (dashboard: ${config.url}/)\n`);
-      await runDemo({ client, baseUrl: config.url, token: config.token ?? '', print: demoPrinter(config.url), env: process.env });
-      process.stdout.write(`\nEvery scene: one job per intent, one winner, one effect. Open ${config.url}/ to see the timelines.\n`);
+      await runDemo({
+        client,
+        baseUrl: config.url,
+        token: config.token ?? '',
+        print: demoPrinter(config.url),
+        env: process.env,
+      });
+      process.stdout.write(
+        `\nEvery scene: one job per intent, one winner, one effect. Open ${config.url}/ to see the timelines.\n`,
+      );
     });
 }

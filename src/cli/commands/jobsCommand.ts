@@ -22,7 +22,8 @@ function parseInput(text: string | undefined, file: string | undefined): Record<
   } catch {
     throw new Error(`the input is not valid JSON: ${source.slice(0, 80)}`);
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('the input must be a JSON object');
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new Error('the input must be a JSON object');
   return value as Record<string, unknown>;
 }
 
@@ -40,20 +41,36 @@ export function jobsCommand(program: Command) {
     .description('create the job for one intent (the same --key returns the same job)')
     .argument('<operation>', 'operation name, e.g. charge')
     .argument('[input]', 'input as a JSON object', '{}')
-    .option('-k, --key <key>', 'idempotency key of the intent (default: a new key, printed so a retry can reuse it)')
+    .option(
+      '-k, --key <key>',
+      'idempotency key of the intent (default: a new key, printed so a retry can reuse it)',
+    )
     .option('-f, --input-file <file>', 'read the input JSON from a file (- for stdin)')
     .option('-w, --wait [ms]', 'wait for the job to settle (default up to 60000 ms)')
     .option('--json', 'print the job as JSON')
-    .action(async (operation: string, input: string, o: { key?: string; inputFile?: string; wait?: string | true; json?: boolean }) => {
-      const client = cliClient();
-      const key = o.key ?? newIntentKey();
-      if (!o.key && !o.json) process.stderr.write(`idempotency key: ${key}   (pass --key ${key} to retry this intent)\n`);
-      const { job, replayed } = await client.jobs.submit(operation, parseInput(input, o.inputFile), { idempotencyKey: key });
-      const final = o.wait ? await client.jobs.wait(job.id, { timeoutMs: o.wait === true ? 60_000 : positiveInt(o.wait) }) : job;
-      if (o.json) return printJson(final);
-      process.stdout.write(`${formatJob(final, replayed ? 'replayed: this key already named this job' : 'created')}\n`);
-      process.stdout.write(`\nopen ${clientConfig().url}/#/jobs/${job.id}\n`);
-    });
+    .action(
+      async (
+        operation: string,
+        input: string,
+        o: { key?: string; inputFile?: string; wait?: string | true; json?: boolean },
+      ) => {
+        const client = cliClient();
+        const key = o.key ?? newIntentKey();
+        if (!o.key && !o.json)
+          process.stderr.write(`idempotency key: ${key}   (pass --key ${key} to retry this intent)\n`);
+        const { job, replayed } = await client.jobs.submit(operation, parseInput(input, o.inputFile), {
+          idempotencyKey: key,
+        });
+        const final = o.wait
+          ? await client.jobs.wait(job.id, { timeoutMs: o.wait === true ? 60_000 : positiveInt(o.wait) })
+          : job;
+        if (o.json) return printJson(final);
+        process.stdout.write(
+          `${formatJob(final, replayed ? 'replayed: this key already named this job' : 'created')}\n`,
+        );
+        process.stdout.write(`\nopen ${clientConfig().url}/#/jobs/${job.id}\n`);
+      },
+    );
 
   jobs
     .command('get')
@@ -75,19 +92,29 @@ export function jobsCommand(program: Command) {
     .option('-n, --limit <n>', 'jobs per page (1 to 200)', positiveInt, 20)
     .option('--cursor <cursor>', 'continue after a previous page')
     .option('--json', 'print the page as JSON ({items, nextCursor})')
-    .action(async (o: { state?: string; operation?: string; key?: string; limit: number; cursor?: string; json?: boolean }) => {
-      if (o.state && !STATES.includes(o.state as JobState)) throw new Error(`--state must be one of ${STATES.join(', ')}`);
-      const page = await cliClient().jobs.list({
-        state: o.state as JobState | undefined,
-        operation: o.operation,
-        idempotencyKey: o.key,
-        limit: o.limit,
-        cursor: o.cursor,
-      });
-      if (o.json) return printJson(page);
-      process.stdout.write(`${formatJobList(page.items)}\n`);
-      if (page.nextCursor) process.stdout.write(`\nmore: onejob jobs list --cursor ${page.nextCursor}\n`);
-    });
+    .action(
+      async (o: {
+        state?: string;
+        operation?: string;
+        key?: string;
+        limit: number;
+        cursor?: string;
+        json?: boolean;
+      }) => {
+        if (o.state && !STATES.includes(o.state as JobState))
+          throw new Error(`--state must be one of ${STATES.join(', ')}`);
+        const page = await cliClient().jobs.list({
+          state: o.state as JobState | undefined,
+          operation: o.operation,
+          idempotencyKey: o.key,
+          limit: o.limit,
+          cursor: o.cursor,
+        });
+        if (o.json) return printJson(page);
+        process.stdout.write(`${formatJobList(page.items)}\n`);
+        if (page.nextCursor) process.stdout.write(`\nmore: onejob jobs list --cursor ${page.nextCursor}\n`);
+      },
+    );
 
   jobs
     .command('wait')
@@ -120,7 +147,10 @@ export function jobsCommand(program: Command) {
     .description('give up on an unknown or running attempt: it can never complete the job')
     .argument('<id>', 'job id')
     .argument('<n>', 'attempt number', positiveInt)
-    .requiredOption('-r, --reason <text>', 'why, for the record (e.g. "checked with the provider: not charged")')
+    .requiredOption(
+      '-r, --reason <text>',
+      'why, for the record (e.g. "checked with the provider: not charged")',
+    )
     .option('--json', 'print the answer as JSON')
     .action(async (id: string, n: number, o: { reason: string; json?: boolean }) => {
       const client = cliClient();

@@ -6,7 +6,14 @@ export function formatJobList(jobs: Job[]): string {
   if (jobs.length === 0) return 'no jobs';
   return formatTable(
     ['ID', 'OPERATION', 'STATE', 'ATTEMPTS', 'KEY', 'CREATED'],
-    jobs.map((j) => [j.id, j.operation, j.state, attemptSummary(j), truncate(j.idempotencyKey, 40), shortTime(j.createdAt)]),
+    jobs.map((j) => [
+      j.id,
+      j.operation,
+      j.state,
+      attemptSummary(j),
+      truncate(j.idempotencyKey, 40),
+      shortTime(j.createdAt),
+    ]),
   );
 }
 
@@ -21,8 +28,12 @@ export function formatJob(job: Job, note?: string): string {
     `  input      ${truncate(JSON.stringify(job.input), 100)}`,
   ];
   if (job.result !== null) lines.push(`  result     ${truncate(JSON.stringify(job.result), 100)}`);
-  if (job.error !== null && job.error !== undefined) lines.push(`  error      ${truncate(JSON.stringify(job.error), 100)}`);
-  if (job.completedBy) lines.push(`  winner     attempt ${job.attempts.find((a) => a.id === job.completedBy)?.n ?? job.completedBy}`);
+  if (job.error !== null && job.error !== undefined)
+    lines.push(`  error      ${truncate(JSON.stringify(job.error), 100)}`);
+  if (job.completedBy)
+    lines.push(
+      `  winner     attempt ${job.attempts.find((a) => a.id === job.completedBy)?.n ?? job.completedBy}`,
+    );
   lines.push('');
   lines.push(job.attempts.length ? formatAttempts(job.attempts, job.completedBy) : '  no attempts yet');
   return lines.join('\n');
@@ -50,7 +61,8 @@ function attemptSummary(job: Job): string {
 }
 
 function errorCode(error: unknown): string {
-  if (error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'string') return (error as { code: string }).code;
+  if (error && typeof error === 'object' && typeof (error as { code?: unknown }).code === 'string')
+    return (error as { code: string }).code;
   return '';
 }
 

@@ -11,7 +11,8 @@ const WIDTH = 900;
 
 function el(tag, attrs = {}, text) {
   const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) node.setAttribute(k, String(v));
+  for (const [k, v] of Object.entries(attrs))
+    if (v !== undefined && v !== null) node.setAttribute(k, String(v));
   if (text !== undefined) node.textContent = text;
   return node;
 }
@@ -39,7 +40,8 @@ export function attemptStory(job, events) {
       winner: job.completedBy === a.id,
       unknownAt: at('attempt_unknown') ?? (a.state === 'unknown' ? a.finishedAt : null),
       abandonedAt: at('abandoned') ?? (a.state === 'abandoned' ? a.finishedAt : null),
-      lostAt: at('race_lost') ?? at('late_result_discarded') ?? (a.state === 'lost_race' ? a.finishedAt : null),
+      lostAt:
+        at('race_lost') ?? at('late_result_discarded') ?? (a.state === 'lost_race' ? a.finishedAt : null),
     };
   });
 }
@@ -64,7 +66,13 @@ export function drawTimeline(job, events, now = Date.now()) {
   const live = job.attempts.some((a) => !a.finishedAt);
   const times = [ms(job.createdAt), ms(job.updatedAt)];
   for (const s of story) {
-    times.push(ms(s.attempt.startedAt), ms(s.attempt.finishedAt), ms(s.unknownAt), ms(s.abandonedAt), ms(s.lostAt));
+    times.push(
+      ms(s.attempt.startedAt),
+      ms(s.attempt.finishedAt),
+      ms(s.unknownAt),
+      ms(s.abandonedAt),
+      ms(s.lostAt),
+    );
   }
   for (const e of events) times.push(ms(e.createdAt));
   if (live) times.push(now);
@@ -88,7 +96,13 @@ export function drawTimeline(job, events, now = Date.now()) {
   svg.appendChild(el('desc', { id: descId }, story.length ? describeStory(story) : 'No attempts yet.'));
 
   const defs = el('defs');
-  const hatch = el('pattern', { id: 'hatch', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' });
+  const hatch = el('pattern', {
+    id: 'hatch',
+    width: 6,
+    height: 6,
+    patternUnits: 'userSpaceOnUse',
+    patternTransform: 'rotate(45)',
+  });
   hatch.appendChild(el('rect', { width: 6, height: 6, fill: '#fff8c5' }));
   hatch.appendChild(el('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#7d4e00', 'stroke-width': 2 }));
   defs.appendChild(hatch);
@@ -99,17 +113,40 @@ export function drawTimeline(job, events, now = Date.now()) {
   svg.appendChild(el('line', { class: 'axis', x1: LEFT, x2: WIDTH - RIGHT, y1: axisY, y2: axisY }));
   for (let i = 0; i <= 4; i++) {
     const t = t0 + (span * i) / 4;
-    svg.appendChild(el('text', { class: 'tick', x: x(t), y: axisY - 6, 'text-anchor': 'middle' }, i === 0 ? 'created' : fmtOffset(t - t0)));
+    svg.appendChild(
+      el(
+        'text',
+        { class: 'tick', x: x(t), y: axisY - 6, 'text-anchor': 'middle' },
+        i === 0 ? 'created' : fmtOffset(t - t0),
+      ),
+    );
   }
-  const finishedAt = job.state === 'succeeded' || job.state === 'failed' || job.state === 'cancelled' ? ms(job.updatedAt) : Number.NaN;
+  const finishedAt =
+    job.state === 'succeeded' || job.state === 'failed' || job.state === 'cancelled'
+      ? ms(job.updatedAt)
+      : Number.NaN;
   if (Number.isFinite(finishedAt)) {
-    const line = el('line', { class: 'event-line', x1: x(finishedAt), x2: x(finishedAt), y1: axisY, y2: height - 20 });
+    const line = el('line', {
+      class: 'event-line',
+      x1: x(finishedAt),
+      x2: x(finishedAt),
+      y1: axisY,
+      y2: height - 20,
+    });
     svg.appendChild(titled(line, `job ${job.state} at ${job.updatedAt}`));
-    svg.appendChild(el('text', { class: 'tick', x: x(finishedAt), y: height - 6, 'text-anchor': 'middle' }, `job ${job.state}`));
+    svg.appendChild(
+      el(
+        'text',
+        { class: 'tick', x: x(finishedAt), y: height - 6, 'text-anchor': 'middle' },
+        `job ${job.state}`,
+      ),
+    );
   }
 
   if (!story.length) {
-    svg.appendChild(el('text', { x: LEFT, y: TOP + 20 }, 'No attempts yet: the job is waiting for a worker.'));
+    svg.appendChild(
+      el('text', { x: LEFT, y: TOP + 20 }, 'No attempts yet: the job is waiting for a worker.'),
+    );
     return svg;
   }
 
@@ -118,21 +155,50 @@ export function drawTimeline(job, events, now = Date.now()) {
     const y = TOP + i * ROW + 6;
     const g = el('g', { class: 'attempt', 'data-attempt': a.n, 'data-state': a.state });
     g.appendChild(el('text', { x: 8, y: y + 17 }, `#${a.n} ${a.provider}`));
-    if (a.origin && a.origin !== 'worker') g.appendChild(el('text', { x: 8, y: y + 30, class: 'tick' }, a.origin));
+    if (a.origin && a.origin !== 'worker')
+      g.appendChild(el('text', { x: 8, y: y + 30, class: 'tick' }, a.origin));
     const start = ms(a.startedAt);
     const end = Number.isFinite(ms(a.finishedAt)) ? ms(a.finishedAt) : t1;
     const unknownAt = ms(s.unknownAt);
     const abandonedAt = ms(s.abandonedAt);
     // The known part of the attempt, then (if it timed out) the span where its outcome was unknown.
     const knownEnd = Number.isFinite(unknownAt) ? unknownAt : end;
-    const barClass = s.winner ? 'succeeded' : Number.isFinite(unknownAt) && !Number.isFinite(abandonedAt) ? 'running' : a.state;
-    const bar = el('rect', { class: `bar ${barClass}`, x: x(start), y, width: Math.max(3, x(knownEnd) - x(start)), height: 22, rx: 3 });
-    g.appendChild(titled(bar, `attempt ${a.n} (${a.provider}) started ${a.startedAt}${a.finishedAt ? `, finished ${a.finishedAt}` : ', still running'}: ${a.state}`));
+    const barClass = s.winner
+      ? 'succeeded'
+      : Number.isFinite(unknownAt) && !Number.isFinite(abandonedAt)
+        ? 'running'
+        : a.state;
+    const bar = el('rect', {
+      class: `bar ${barClass}`,
+      x: x(start),
+      y,
+      width: Math.max(3, x(knownEnd) - x(start)),
+      height: 22,
+      rx: 3,
+    });
+    g.appendChild(
+      titled(
+        bar,
+        `attempt ${a.n} (${a.provider}) started ${a.startedAt}${a.finishedAt ? `, finished ${a.finishedAt}` : ', still running'}: ${a.state}`,
+      ),
+    );
     if (Number.isFinite(unknownAt)) {
       const until = Number.isFinite(abandonedAt) ? abandonedAt : a.state === 'unknown' ? t1 : end;
-      const unknownBar = el('rect', { class: 'bar unknown-span', x: x(unknownAt), y, width: Math.max(3, x(until) - x(unknownAt)), height: 22, rx: 3 });
+      const unknownBar = el('rect', {
+        class: 'bar unknown-span',
+        x: x(unknownAt),
+        y,
+        width: Math.max(3, x(until) - x(unknownAt)),
+        height: 22,
+        rx: 3,
+      });
       g.appendChild(titled(unknownBar, `timed out at ${s.unknownAt}: outcome unknown, new attempts blocked`));
-      g.appendChild(titled(el('text', { class: 'marker unknown', x: x(unknownAt) - 4, y: y - 2 }, '?'), 'timeout: outcome unknown'));
+      g.appendChild(
+        titled(
+          el('text', { class: 'marker unknown', x: x(unknownAt) - 4, y: y - 2 }, '?'),
+          'timeout: outcome unknown',
+        ),
+      );
     }
     let label = a.state;
     let marker = null;
@@ -151,8 +217,17 @@ export function drawTimeline(job, events, now = Date.now()) {
       label = 'unknown';
     }
     const markX = Number.isFinite(abandonedAt) ? x(abandonedAt) : x(end);
-    if (marker) g.appendChild(titled(el('text', { class: `marker ${marker[1]}`, x: markX + 4, y: y + 16 }, marker[0]), marker[2]));
-    g.appendChild(el('text', { x: Math.min(WIDTH - RIGHT + 24, markX + 20), y: y + 16, class: `state-label s-${a.state}` }, label));
+    if (marker)
+      g.appendChild(
+        titled(el('text', { class: `marker ${marker[1]}`, x: markX + 4, y: y + 16 }, marker[0]), marker[2]),
+      );
+    g.appendChild(
+      el(
+        'text',
+        { x: Math.min(WIDTH - RIGHT + 24, markX + 20), y: y + 16, class: `state-label s-${a.state}` },
+        label,
+      ),
+    );
     svg.appendChild(g);
   });
   return svg;

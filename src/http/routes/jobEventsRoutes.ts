@@ -11,7 +11,8 @@ export async function jobEventsRoutes(app: FastifyInstance, { onejob }: { onejob
     '/v1/jobs/:id/events',
     {
       schema: {
-        summary: "A job's audit trail, oldest first (created, attempts, unknown outcomes, lost races, abandons)",
+        summary:
+          "A job's audit trail, oldest first (created, attempts, unknown outcomes, lost races, abandons)",
         tags: ['jobs'],
         params: jobParams,
         response: {

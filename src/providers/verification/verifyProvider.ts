@@ -269,7 +269,11 @@ export async function verifyProvider(
     requestedBy: options.requestedBy ?? 'library',
     startedAt,
   });
-  onejob.metrics.providerVerifications.inc({ provider: providerName, operation: operationName, result: passed ? 'verified' : 'failed' });
+  onejob.metrics.providerVerifications.inc({
+    provider: providerName,
+    operation: operationName,
+    result: passed ? 'verified' : 'failed',
+  });
   onejob.logger.info(
     { provider: providerName, operation: operationName, passed, contractHash: hash },
     'provider verification recorded',
