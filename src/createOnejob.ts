@@ -35,6 +35,14 @@ import { createMetrics, type Metrics } from './observability/createMetrics.js';
 import { OperationRegistry } from './operations/operationRegistry.js';
 import { createProviders, type ProviderRegistry } from './providers/createProviders.js';
 
+/**
+ * Options of `createOnejob`.
+ *
+ * @example
+ * ```ts
+ * const options: OnejobOptions = { pool, config, operations: [charge], env: process.env };
+ * ```
+ */
 export interface OnejobOptions {
   /** Your pool (shared with your own queries), or a connection string for onejob to own one. */
   pool?: pg.Pool;

@@ -37,6 +37,19 @@ export class OnejobClientError extends Error {
   }
 }
 
+/**
+ * True when `error` is an `OnejobClientError`, and has `code` when one is given.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.jobs.create('charge', { amount: 1999 }, { idempotencyKey: key });
+ * } catch (error) {
+ *   if (isOnejobClientError(error, 'idempotency_key_reused')) showConflict();
+ *   else throw error;
+ * }
+ * ```
+ */
 export function isOnejobClientError(error: unknown, code?: string): error is OnejobClientError {
   return error instanceof OnejobClientError && (code === undefined || error.code === code);
 }

@@ -1,6 +1,7 @@
 // When and how long the client waits before sending a request again. Every retried
 // job-creating request carries the same idempotency key, which is what makes it safe.
 
+/** What `beforeRetry` is given before each retry is sent. */
 export interface RetryInfo {
   /** The retry about to be sent: 1 for the first retry. */
   retry: number;
@@ -12,6 +13,17 @@ export interface RetryInfo {
   path: string;
 }
 
+/**
+ * How the client retries a failed request.
+ *
+ * @example
+ * ```ts
+ * const client = createClient({
+ *   baseUrl: '',
+ *   retry: { maxTries: 4, beforeRetry: (info) => console.warn('retrying', info) },
+ * });
+ * ```
+ */
 export interface RetryOptions {
   /** Requests sent at most, the first one included. Default 6. */
   maxTries?: number;

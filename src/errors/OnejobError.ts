@@ -24,6 +24,19 @@ export class OnejobError extends Error {
   }
 }
 
+/**
+ * True when `error` is an `OnejobError`, and has `code` when one is given.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await onejob.jobs.create(request);
+ * } catch (error) {
+ *   if (isOnejobError(error, 'idempotency_key_reused')) return reply.status(409).send();
+ *   throw error;
+ * }
+ * ```
+ */
 export function isOnejobError(error: unknown, code?: ErrorCode): error is OnejobError {
   return error instanceof OnejobError && (code === undefined || error.code === code);
 }

@@ -13,6 +13,7 @@ export interface VerifiedDelivery {
   traceparent?: string | null;
 }
 
+/** The answer to one webhook delivery: the status and body to send back. */
 export interface DeliveryAnswer {
   status: number;
   /** The stored response, identical for every delivery of the event. */

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/createPool.js';
 
+/** One recorded inbox event: its source, the sender's event id, its job and delivery counts. */
 export interface InboxEventView {
   source: string;
   eventId: string;

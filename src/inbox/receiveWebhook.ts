@@ -4,6 +4,7 @@ import { acceptDelivery, type DeliveryAnswer } from './acceptDelivery.js';
 import { eventIdOf } from './eventIdOf.js';
 import type { InboxSource } from './inboxSources.js';
 
+/** One webhook delivery as received: the headers and the body bytes, before any parsing. */
 export interface RawDelivery {
   /** Lower-case header names. */
   headers: Record<string, string | string[] | undefined>;

@@ -3,6 +3,7 @@
 // refuses to start.
 import { standardWebhooksScheme } from './standardWebhooksScheme.js';
 
+/** The parts of a delivery a signature covers. */
 export interface SignedDelivery {
   /** Lower-case header names, as Node delivers them. */
   headers: Record<string, string | string[] | undefined>;
@@ -10,6 +11,7 @@ export interface SignedDelivery {
   rawBody: Buffer;
 }
 
+/** What a signature scheme builds for one source: checks each delivery. */
 export interface SignatureVerifier {
   /** Throws OnejobError('signature_invalid') unless the delivery is signed with the secret and fresh. */
   verify(delivery: SignedDelivery, now: Date): void;
@@ -27,6 +29,21 @@ export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 const schemes = new Map<string, SignatureScheme>([['standard-webhooks', standardWebhooksScheme]]);
 
+/**
+ * Adds a signature scheme that inbox sources can name in `scheme`. Call it before the
+ * server or `onejob.inbox` builds its sources.
+ *
+ * @example
+ * ```ts
+ * import { OnejobError, registerSignatureScheme } from 'onejob';
+ *
+ * registerSignatureScheme('my-hmac', (secret, { toleranceSeconds }) => ({
+ *   verify({ headers, rawBody }, now) {
+ *     if (!validHmac(secret, headers, rawBody, now, toleranceSeconds)) throw new OnejobError('signature_invalid', 'bad signature');
+ *   },
+ * }));
+ * ```
+ */
 export function registerSignatureScheme(name: string, scheme: SignatureScheme): void {
   schemes.set(name, scheme);
 }

@@ -4,6 +4,7 @@ import { OnejobError } from '../errors/OnejobError.js';
 import { type CheckedTransfer, checkTransferRequest, type TransferRequest } from './checkTransferRequest.js';
 import { TRANSFER_COLUMNS, type TransferRow, type TransferView, transferView } from './transferView.js';
 
+/** The transfer for the id, and whether it already existed. */
 export interface CreateTransferResult {
   transfer: TransferView;
   /** True when the id already named a transfer with the same fields: nothing was written. */

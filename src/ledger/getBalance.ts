@@ -3,6 +3,7 @@ import { OnejobError } from '../errors/OnejobError.js';
 import { checkAccount, checkAsOf } from './checkTransferRequest.js';
 import { isoMicros, toAmount } from './transferView.js';
 
+/** An account's balance at an instant: the sum of its entries. */
 export interface Balance {
   account: string;
   currency: string;

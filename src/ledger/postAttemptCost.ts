@@ -2,6 +2,7 @@ import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { type CreateTransferResult, createTransfer } from './createTransfer.js';
 
+/** The cost of one attempt, as `postAttemptCost` records it in the ledger. */
 export interface AttemptCost {
   ownerId: string;
   attemptId: string;

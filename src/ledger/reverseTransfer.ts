@@ -5,6 +5,7 @@ import { checkInstant, checkTransferId } from './checkTransferRequest.js';
 import { differentFields } from './createTransfer.js';
 import { TRANSFER_COLUMNS, type TransferRow, type TransferView, transferView } from './transferView.js';
 
+/** The transfer to reverse, the id of its reversal, and why. */
 export interface ReverseTransferRequest {
   ownerId: string;
   /** The transfer to compensate. */
@@ -15,6 +16,7 @@ export interface ReverseTransferRequest {
   effectiveAt?: Date | string | null | undefined;
 }
 
+/** The reversal, and whether it already existed. */
 export interface ReverseTransferResult {
   transfer: TransferView;
   replayed: boolean;

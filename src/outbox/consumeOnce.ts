@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/createPool.js';
 import { NO_ACTIVE_SQL_TRANSACTION, sqlState } from '../db/sqlstate.js';
 
+/** What `consumeOnce` returns: `applied: false` when this consumer already consumed the event. */
 export type ConsumeOnceResult<T> = { applied: true; result: T } | { applied: false };
 
 // Outside a transaction the inbox row would commit on its own and a failure in `apply`

@@ -3,6 +3,7 @@ import { OnejobError } from '../errors/OnejobError.js';
 import type { CloudEvent } from '../events/cloudEvent.js';
 import { UUID } from './uuidPattern.js';
 
+/** An event a publisher gave up on after `maxDeliveries`, until it is replayed. */
 export interface DeadLetter {
   eventId: string;
   publisher: string;
@@ -17,6 +18,7 @@ export interface DeadLetter {
   event: CloudEvent;
 }
 
+/** A page of dead letters; pass `nextCursor` back as `cursor` for the next one. */
 export interface DeadLetterPage {
   items: DeadLetter[];
   nextCursor: string | null;
@@ -69,6 +71,15 @@ function decodeCursor(cursor: string): [string, string, string] {
   throw new OnejobError('request_invalid', 'cursor is not a cursor returned by this endpoint');
 }
 
+/**
+ * Lists dead letters, optionally of one publisher, newest first.
+ *
+ * @example
+ * ```ts
+ * const page = await listDeadLetters(pool, { publisher: 'billing', limit: 50 });
+ * for (const letter of page.items) await replayDeadLetter(pool, letter.eventId, letter.publisher);
+ * ```
+ */
 export async function listDeadLetters(
   db: Queryable,
   query: { publisher?: string | undefined; limit?: number | undefined; cursor?: string | undefined } = {},

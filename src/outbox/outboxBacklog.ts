@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/createPool.js';
 
+/** One publisher's backlog: deliveries still to make and the age of the oldest. */
 export interface PublisherBacklog {
   publisher: string;
   kind: string;

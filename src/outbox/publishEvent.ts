@@ -3,6 +3,7 @@ import type { Queryable } from '../db/createPool.js';
 import { type CloudEvent, EVENT_SOURCE } from '../events/cloudEvent.js';
 import { UUID } from './uuidPattern.js';
 
+/** An event of your own to write into the outbox. */
 export interface PublishEventInput {
   /** CloudEvent type, for example `shop.order.paid`. NATS uses it as the subject, RabbitMQ as the routing key. */
   type: string;
@@ -17,6 +18,7 @@ export interface PublishEventInput {
   traceparent?: string | null;
 }
 
+/** The stored CloudEvent, and whether this call wrote it. */
 export interface PublishEventResult {
   event: CloudEvent;
   /** False when `id` was already in the outbox: nothing new was written and `event` is the stored one. */
