@@ -13,7 +13,14 @@ export type AttemptState =
   | 'lost_race'
   | 'abandoned';
 
-/** States in which a job waits for nothing automatic: final, or unknown (needs a person or a reconciler). */
+/**
+ * States in which a job waits for nothing automatic: final, or unknown (needs a person or a reconciler).
+ *
+ * @example
+ * ```ts
+ * const job = await client.jobs.wait(id, { until: (j) => SETTLED_STATES.includes(j.state) });
+ * ```
+ */
 export const SETTLED_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled', 'unknown'];
 
 /** One attempt of a job, as the HTTP API returns it. */

@@ -20,6 +20,12 @@ export interface InboxSource {
 /**
  * Builds every configured source. Throws ConfigError (the server refuses to start) for an
  * unknown scheme, an unset secret or a secret the scheme cannot use.
+ *
+ * @example
+ * ```ts
+ * const sources = inboxSources(await loadConfig('onejob.json'));
+ * const shop = sources.get('shop');
+ * ```
  */
 export function inboxSources(
   config: OnejobConfig,

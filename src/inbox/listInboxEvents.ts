@@ -20,7 +20,14 @@ WHERE ($1::text IS NULL OR source = $1)
 ORDER BY first_received_at DESC, source, event_id
 LIMIT $2`;
 
-/** Recorded webhook events, newest first, with how often each was delivered. */
+/**
+ * Recorded webhook events, newest first, with how often each was delivered.
+ *
+ * @example
+ * ```ts
+ * const events = await listInboxEvents(pool, { source: 'shop', limit: 20 });
+ * ```
+ */
 export async function listInboxEvents(
   db: Queryable,
   query: { source?: string | null; limit?: number } = {},

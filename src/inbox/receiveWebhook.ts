@@ -16,6 +16,12 @@ export interface RawDelivery {
  * A webhook delivery from its raw bytes to its answer: the event id (400 without one),
  * the signature (401, nothing written), the body as the job's input, then the inbox row
  * and the job in one transaction.
+ *
+ * @example
+ * ```ts
+ * const source = onejob.inbox.sources().get('shop')!;
+ * const answer = await receiveWebhook(onejob, source, { headers: req.headers, rawBody });
+ * ```
  */
 export async function receiveWebhook(
   onejob: Onejob,

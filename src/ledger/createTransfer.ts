@@ -41,6 +41,18 @@ SELECT account, currency FROM onejob.ledger_accounts WHERE owner_id = $1 AND acc
  * transfer its id already names. The id is the idempotency key: the same id with the same
  * fields replays, with different fields it is a conflict. The database decides
  * (primary key on (owner, id)), never a check-then-insert.
+ *
+ * @example
+ * ```ts
+ * const { transfer, replayed } = await createTransfer(pool, {
+ *   ownerId: 'acme',
+ *   id: 'order-42:payment',
+ *   debitAccount: 'customer:cus_1',
+ *   creditAccount: 'revenue',
+ *   amount: 1999,
+ *   currency: 'USD',
+ * });
+ * ```
  */
 export async function createTransfer(db: Queryable, req: TransferRequest): Promise<CreateTransferResult> {
   const t = checkTransferRequest(req);

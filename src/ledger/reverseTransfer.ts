@@ -43,6 +43,11 @@ const READ_REVERSAL_SQL = `SELECT ${TRANSFER_COLUMNS} FROM onejob.ledger_transfe
 /**
  * Reverses a transfer with a new, mirrored transfer linked to it. The original stays as
  * it was; both are listed, and balances as of any instant before the reversal are unchanged.
+ *
+ * @example
+ * ```ts
+ * await reverseTransfer(pool, { ownerId: 'acme', transferId: 'order-42:payment', id: 'order-42:refund', reason: 'refund' });
+ * ```
  */
 export async function reverseTransfer(
   db: Queryable,

@@ -35,7 +35,14 @@ export class DefiniteFailure extends Error {
   }
 }
 
-/** True for a DefiniteFailure, also one thrown by another copy of this package. */
+/**
+ * True for a DefiniteFailure, also one thrown by another copy of this package.
+ *
+ * @example
+ * ```ts
+ * if (isDefiniteFailure(error)) console.log(error.code); // works across copies of the onejob package
+ * ```
+ */
 export function isDefiniteFailure(error: unknown): error is DefiniteFailure {
   return error instanceof DefiniteFailure || (typeof error === 'object' && error !== null && BRAND in error);
 }

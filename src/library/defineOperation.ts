@@ -103,6 +103,17 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
  * Defines an operation as a TypeScript function. The input type comes from `inputSchema`
  * (a JSON Schema literal, a TypeBox schema or `typedSchema<T>(...)`), the result type from
  * what `run` returns.
+ *
+ * @example
+ * ```ts
+ * const charge = defineOperation('charge', {
+ *   inputSchema: { type: 'object', required: ['amount'], properties: { amount: { type: 'integer' } } },
+ *   attemptTimeoutMs: 10_000,
+ *   async run(ctx) {
+ *     return chargeCard(ctx.input.amount, { idempotencyKey: ctx.idempotencyKey, signal: ctx.signal });
+ *   },
+ * });
+ * ```
  */
 export function defineOperation<const N extends string, const S extends JsonSchema, R>(
   name: N,

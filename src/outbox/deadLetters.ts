@@ -126,6 +126,11 @@ SELECT r.event_id, r.publisher, pg_notify('onejob_outbox', '') IS NULL AS notifi
 /**
  * Sends a dead letter back to the relay, for one publisher or for every publisher it
  * is dead for. Throws `dead_letter_not_found` when nothing was dead.
+ *
+ * @example
+ * ```ts
+ * await replayDeadLetter(pool, '0193a1b2-…', 'billing'); // the event goes back to the billing publisher
+ * ```
  */
 export async function replayDeadLetter(
   db: Queryable,

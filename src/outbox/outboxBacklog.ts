@@ -22,7 +22,14 @@ LEFT JOIN onejob.outbox_deliveries d ON d.publisher = p.name AND d.state IN ('pe
 GROUP BY p.name, p.kind
 ORDER BY p.name`;
 
-/** Pending and dead deliveries per registered publisher. */
+/**
+ * Pending and dead deliveries per registered publisher.
+ *
+ * @example
+ * ```ts
+ * for (const b of await outboxBacklog(pool)) console.log(b.publisher, b.pending);
+ * ```
+ */
 export async function outboxBacklog(db: Queryable): Promise<PublisherBacklog[]> {
   const { rows } = await db.query<{
     publisher: string;

@@ -36,6 +36,11 @@ const READ_SQL = `SELECT event FROM onejob.outbox WHERE id = $1`;
  * Writes your own event into the outbox with your `pg` client: pass the client of your
  * open transaction and the event commits or rolls back with your rows. The relay then
  * publishes it like onejob's own events.
+ *
+ * @example
+ * ```ts
+ * await publishEvent(client, { type: 'shop.order.paid', subject: 'o-42', data: { amount: 1999 } }); // in your transaction
+ * ```
  */
 export async function publishEvent(db: Queryable, input: PublishEventInput): Promise<PublishEventResult> {
   if (typeof input.type !== 'string' || input.type.length === 0 || input.type.length > 255) {

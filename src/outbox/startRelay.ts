@@ -80,6 +80,13 @@ class Wakeup {
  * events and by a poll as a fallback (a lost notification, a write in a caller's
  * transaction, a retry coming due). Any number of relays may run against one database;
  * they share the work through row locks.
+ *
+ * @example
+ * ```ts
+ * const relay = await startRelay(onejob, { settings: { batchSize: 100 } });
+ * // ...
+ * await relay.stop();
+ * ```
  */
 export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Promise<Relay> {
   const { pool, logger, metrics, config } = onejob;
