@@ -36,7 +36,7 @@ export interface RunContext<I> {
  *
  * @example
  * ```ts
- * const definition: CodeOperationDefinition<{ type: 'object' }, { ok: true }> = {
+ * const definition: CodeOperationDefinition<{ type: 'object' }, Promise<{ ok: boolean }>> = {
  *   inputSchema: { type: 'object' },
  *   effect: 'pure',
  *   attemptTimeoutMs: 5_000,
