@@ -73,9 +73,12 @@ export type { TransferRequest } from './ledger/checkTransferRequest.js';
 export type { TransferView } from './ledger/transferView.js';
 export {
   registerSignatureScheme,
+  type EventIdSource,
+  type SchemeOptions,
   type SignatureScheme,
   type SignatureVerifier,
   type SignedDelivery,
+  type SignedPayload,
 } from './inbox/signatureSchemes.js';
 export { inboxSources, type InboxSource } from './inbox/inboxSources.js';
 export { receiveWebhook, type RawDelivery } from './inbox/receiveWebhook.js';
