@@ -21,6 +21,7 @@ import type { AnyCodeOperation } from './library/defineOperation.js';
 import { createInboxHandle, type InboxHandle } from './library/inboxHandle.js';
 import { createLedgerHandle, type LedgerHandle } from './library/ledgerHandle.js';
 import { createOutboxHandle, type OutboxHandle } from './library/outboxHandle.js';
+import { createProvidersHandle, type ProvidersHandle } from './library/providersHandle.js';
 import { registerCodeOperations } from './library/registerCodeOperations.js';
 import { type RunningRoles, type StartOptions, startRoles } from './library/startRoles.js';
 import type {
@@ -33,7 +34,7 @@ import type {
 import { createLogger } from './observability/createLogger.js';
 import { createMetrics, type Metrics } from './observability/createMetrics.js';
 import { OperationRegistry } from './operations/operationRegistry.js';
-import { createProviders, type ProviderRegistry } from './providers/createProviders.js';
+import { createProviders } from './providers/createProviders.js';
 
 /**
  * Options of `createOnejob`.
@@ -91,8 +92,8 @@ export interface Onejob {
       options?: { batchSize?: number; maxJobs?: number },
     ): Promise<{ archived: number }>;
   };
-  /** The configured providers, built from config by kind. */
-  readonly providers: ProviderRegistry;
+  /** The configured providers, built from config by kind, with their verification status and run. */
+  readonly providers: ProvidersHandle;
   /** Start, abandon and cancel attempts; run a worker in this process. */
   readonly attempts: AttemptsHandle;
   /** Your own events through the transactional outbox, and the exactly-once consumer helper. */
@@ -225,7 +226,7 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
       events: (ownerId, id) => listJobEvents(pool, ownerId, id),
       deliveries: (ownerId, id) => listJobDeliveries(pool, ownerId, id),
     },
-    providers: createProviders(config, options.env),
+    providers: createProvidersHandle(createProviders(config, options.env), () => onejob),
     attempts: createAttemptsHandle(() => onejob),
     outbox: {
       ...outbox,

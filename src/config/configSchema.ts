@@ -219,7 +219,7 @@ export const configSchema = {
           additionalProperties: {
             type: 'object',
             additionalProperties: false,
-            required: ['scheme', 'secretEnv', 'eventId', 'operation', 'ownerId'],
+            required: ['scheme', 'secretEnv', 'operation', 'ownerId'],
             properties: {
               scheme: { type: 'string', minLength: 1 },
               secretEnv: envName,
@@ -227,6 +227,8 @@ export const configSchema = {
               operation: { type: 'string', minLength: 1 },
               ownerId: { type: 'string', minLength: 1 },
               toleranceSeconds: { type: 'integer', minimum: 1 },
+              allowSha1: { type: 'boolean' },
+              unsignedEventId: { type: 'boolean' },
             },
           },
         },

@@ -150,10 +150,13 @@ export interface OutboxConfig extends PublisherRetryConfig {
 export interface InboxSourceConfig {
   scheme: string;
   secretEnv: string;
-  eventId: string;
+  /** `header:NAME` or `json:/pointer`; unset: the scheme's default. */
+  eventId?: string;
   operation: string;
   ownerId: string;
   toleranceSeconds?: number;
+  allowSha1?: boolean;
+  unsignedEventId?: boolean;
 }
 
 /**

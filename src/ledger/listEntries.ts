@@ -70,7 +70,15 @@ interface EntryRow {
   reversed_by: string | null;
 }
 
-/** The entries of an owner's account recorded at or before `asOf`: originals and reversals alike. */
+/**
+ * The entries of an owner's account recorded at or before `asOf`: originals and reversals alike.
+ *
+ * @example
+ * ```ts
+ * const page = await listEntries(pool, 'acme', 'revenue', { limit: 100 });
+ * const next = page.nextCursor ? await listEntries(pool, 'acme', 'revenue', { cursor: page.nextCursor }) : null;
+ * ```
+ */
 export async function listEntries(
   db: Queryable,
   ownerId: string,
