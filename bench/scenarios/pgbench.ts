@@ -84,25 +84,18 @@ ${bind(CREATE_SQL, [
 ])};
 `;
 
-// `rows` jobs per transaction: the batch statement of group commit, its arrays built by
-// the statement itself.
+// `rows` jobs per transaction: the batch statement of group commit, its JSON array of
+// requests built by the statement itself.
 const batchScript = (rows: number) => {
-  const each = (expr: string) => `(SELECT array_agg(${expr} ORDER BY g) FROM generate_series(1, ${rows}) g)`;
-  const same = (value: string, type: string) => `array_fill(${value}::${type}, ARRAY[${rows}])`;
   const rowSeed = `(${seed} || '-' || g::text)`;
+  const requests = `(SELECT json_agg(json_build_object(
+    'ord', g, 'id', ${uuid7(`'j' || ${rowSeed}`)}, 'owner_id', ${lit(BENCH_OWNER)},
+    'idempotency_key', 'pgbb-' || ${rowSeed}, 'fingerprint', ${lit(PRINT)}, 'operation', ${lit('noop')},
+    'input', ${lit(INPUT)}::json, 'traceparent', ${traceparent(rowSeed)},
+    'event_id', md5('e' || ${rowSeed})::uuid, 'data', ${lit(DATA)}::json, 'event', ${lit(EVENT)}::json)
+    ORDER BY g) FROM generate_series(1, ${rows}) g)`;
   return `\\set k random(1, 1000000000000000)
-${bind(CREATE_BATCH_SQL, [
-  each(uuid7(`'j' || ${rowSeed}`)),
-  same(lit(BENCH_OWNER), 'text'),
-  each(`'pgbb-' || ${rowSeed}`),
-  same(lit(PRINT), 'text'),
-  same(lit('noop'), 'text'),
-  same(lit(INPUT), 'jsonb'),
-  each(traceparent(rowSeed)),
-  each(`md5('e' || ${rowSeed})::uuid`),
-  same(lit(DATA), 'jsonb'),
-  same(lit(EVENT), 'jsonb'),
-])};
+${bind(CREATE_BATCH_SQL, [requests])};
 `;
 };
 

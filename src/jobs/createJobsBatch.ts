@@ -8,9 +8,10 @@ const columns = (alias: string) =>
     .map((c) => `${alias}.${c}`)
     .join(', ');
 
-// The single create's CTE (createJob.ts) over arrays: one statement, one commit for the
-// whole batch. Each request is numbered by its position (ord) so every result row names
-// the request it answers. Keys already taken answer from `existing`; tombstoned keys are
+// The single create's CTE (createJob.ts) over a set of requests: one statement, one commit
+// for the whole batch. The requests travel as one JSON array (one JSON.stringify in Node,
+// instead of ten arrays whose every element the driver escapes), each numbered by its
+// position (ord) so every result row names the request it answers. Keys already taken answer from `existing`; tombstoned keys are
 // left out of the INSERT (they would trip the archived-key trigger and fail the whole
 // statement) and, like a key lost to a concurrent commit, come back without a row: the
 // caller settles those one at a time. Rows are inserted in key order so two batches
@@ -18,10 +19,9 @@ const columns = (alias: string) =>
 export const CREATE_BATCH_STATEMENT = 'onejob_create_jobs_batch';
 export const CREATE_BATCH_SQL = `
 WITH req AS (
-  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[],
-                       $7::text[], $8::uuid[], $9::jsonb[], $10::jsonb[])
-    WITH ORDINALITY AS r(id, owner_id, idempotency_key, fingerprint, operation, input,
-                         traceparent, event_id, data, event, ord)
+  SELECT * FROM json_to_recordset($1::json) AS r(
+    ord int, id uuid, owner_id text, idempotency_key text, fingerprint text, operation text,
+    input jsonb, traceparent text, event_id uuid, data jsonb, event jsonb)
 ), existing AS (
   SELECT r.ord, ${columns('j')}
   FROM req r JOIN onejob.jobs j ON j.owner_id = r.owner_id AND j.idempotency_key = r.idempotency_key
@@ -42,10 +42,10 @@ WITH req AS (
   INSERT INTO onejob.outbox (id, subject, type, event)
   SELECT r.event_id, i.id::text, 'onejob.job.created', r.event FROM inserted i JOIN req r ON r.id = i.id
 )
-SELECT r.ord::int AS ord, true AS created, '[]'::jsonb AS attempts, i.*
+SELECT r.ord, true AS created, '[]'::jsonb AS attempts, i.*
 FROM inserted i JOIN req r ON r.id = i.id
 UNION ALL
-SELECT e.ord::int AS ord, false AS created, ${attemptsJson('e.id')} AS attempts, ${columns('e')}
+SELECT e.ord, false AS created, ${attemptsJson('e.id')} AS attempts, ${columns('e')}
 FROM existing e`;
 
 export type BatchRow = JobRow & { ord: number; created: boolean };
@@ -67,24 +67,23 @@ export async function createJobsBatch(
   batch: readonly PreparedCreate[],
 ): Promise<BatchOutcome> {
   const n = batch.length;
-  const values: unknown[][] = Array.from({ length: 10 }, () => new Array(n));
-  for (let i = 0; i < n; i++) {
-    const p = batch[i]!;
-    values[0]![i] = p.id;
-    values[1]![i] = p.req.ownerId;
-    values[2]![i] = p.req.idempotencyKey;
-    values[3]![i] = p.print;
-    values[4]![i] = p.req.operation;
-    values[5]![i] = JSON.stringify(p.req.input);
-    values[6]![i] = p.req.traceparent ?? null;
-    values[7]![i] = p.eventId;
-    values[8]![i] = JSON.stringify(p.data);
-    values[9]![i] = JSON.stringify(p.event);
-  }
+  const requests = batch.map((p, i) => ({
+    ord: i + 1,
+    id: p.id,
+    owner_id: p.req.ownerId,
+    idempotency_key: p.req.idempotencyKey,
+    fingerprint: p.print,
+    operation: p.req.operation,
+    input: p.req.input,
+    traceparent: p.req.traceparent ?? null,
+    event_id: p.eventId,
+    data: p.data,
+    event: p.event,
+  }));
   const { rows } = await db.query<BatchRow>({
     name: CREATE_BATCH_STATEMENT,
     text: CREATE_BATCH_SQL,
-    values,
+    values: [JSON.stringify(requests)],
   });
   const outcome: BatchOutcome = new Array(n).fill(undefined);
   for (const row of rows) {

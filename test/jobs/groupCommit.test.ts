@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isOnejobError } from '../../src/errors/OnejobError.js';
 import type { CreateJobRequest, CreateJobResult } from '../../src/jobs/createJob.js';
+import { CREATE_BATCH_SQL } from '../../src/jobs/createJobsBatch.js';
 import { fingerprint } from '../../src/jobs/fingerprint.js';
 import { OWNER_A, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { until } from '../helpers/until.js';
@@ -156,7 +157,8 @@ describe('group commit of intake', () => {
       await until('the batch statement waits on the held key', async () => {
         const { rowCount } = await t.onejob.pool.query(
           `SELECT 1 FROM pg_stat_activity
-           WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%unnest%'`,
+           WHERE datname = current_database() AND wait_event_type = 'Lock' AND left(query, 200) = left($1, 200)`,
+          [CREATE_BATCH_SQL],
         );
         return rowCount === 1;
       });
