@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isOnejobError } from '../../src/errors/OnejobError.js';
 import type { CreateJobRequest, CreateJobResult } from '../../src/jobs/createJob.js';
-import { CREATE_BATCH_SQL } from '../../src/jobs/createJobsBatch.js';
+import { prepareCreate } from '../../src/jobs/createJob.js';
+import { CREATE_BATCH_SQL, createJobsBatch } from '../../src/jobs/createJobsBatch.js';
 import { fingerprint } from '../../src/jobs/fingerprint.js';
 import { OWNER_A, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { until } from '../helpers/until.js';
@@ -234,5 +235,30 @@ describe('group commit of intake', () => {
     }
     expect(await since(before)).toEqual({ statements: 0, requests: 0, fallbacks: 0 });
     expect(await written('in-caller-tx')).toEqual({ jobs: 0, audit: 0, outbox: 0 });
+  });
+
+  it('a batch answer that does not account for each request exactly once is refused as an internal error', async () => {
+    const batch = [charge('check-1', 1), charge('check-2', 2)].map((r) =>
+      prepareCreate(t.onejob.operations, r),
+    );
+    const row = (ord: number, over: Record<string, unknown> = {}) => ({
+      ord,
+      created: true,
+      id: batch[ord - 1]?.id ?? batch[0]!.id,
+      owner_id: OWNER_A.owner,
+      idempotency_key: `check-${ord}`,
+      ...over,
+    });
+    const answering = (rows: unknown[]) => ({ query: async () => ({ rows }) }) as never;
+    const refused = async (rows: unknown[]) => {
+      const error = await createJobsBatch(answering(rows), batch).catch((e: unknown) => e);
+      return isOnejobError(error, 'internal_error');
+    };
+    expect(await refused([row(1), row(1)])).toBe(true);
+    expect(await refused([row(1), row(3)])).toBe(true);
+    expect(await refused([row(1), row(2, { id: batch[0]!.id })])).toBe(true);
+    expect(await refused([row(1), row(2, { created: false, idempotency_key: 'check-1' })])).toBe(true);
+    // A request without a row is not an error: it is settled on its own (tombstone, lost race).
+    expect(await createJobsBatch(answering([row(2)]), batch)).toEqual([undefined, row(2)]);
   });
 });
