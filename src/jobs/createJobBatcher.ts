@@ -47,6 +47,8 @@ export function createJobBatcher(
   const maxBatchSize = options.maxBatchSize ?? 64;
   const maxWaitMs = options.maxWaitMs ?? 1;
   const maxInFlight = options.maxInFlight ?? 4;
+  // Batches of one: every request is its own createJob statement, with no queue in front.
+  if (maxBatchSize <= 1) return { create: async (req) => createPrepared(db, prepareCreate(operations, req)) };
   let queue: Waiter[] = [];
   let inFlight = 0;
   let timer: NodeJS.Timeout | undefined;

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isOnejobError } from '../../src/errors/OnejobError.js';
 import type { CreateJobRequest, CreateJobResult } from '../../src/jobs/createJob.js';
 import { prepareCreate } from '../../src/jobs/createJob.js';
+import { createJobBatcher } from '../../src/jobs/createJobBatcher.js';
 import { CREATE_BATCH_SQL, createJobsBatch } from '../../src/jobs/createJobsBatch.js';
 import { fingerprint } from '../../src/jobs/fingerprint.js';
 import { OWNER_A, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
@@ -260,5 +261,39 @@ describe('group commit of intake', () => {
     expect(await refused([row(1), row(2, { created: false, idempotency_key: 'check-1' })])).toBe(true);
     // A request without a row is not an error: it is settled on its own (tombstone, lost race).
     expect(await createJobsBatch(answering([row(2)]), batch)).toEqual([undefined, row(2)]);
+  });
+
+  it('a request that finds no batch in flight goes at once; requests arriving meanwhile wait for that batch and go together', async () => {
+    // The wait limit is far beyond the test's timeout: only "nothing in flight" or "the
+    // batch in flight returned" can send a request.
+    let open!: () => void;
+    const gate = new Promise<void>((r) => {
+      open = r;
+    });
+    const sent: number[] = [];
+    const db = {
+      query: async (q: { values: [string] }) => {
+        sent.push((JSON.parse(q.values[0]) as unknown[]).length);
+        if (sent.length === 1) await gate;
+        return t.onejob.pool.query(q as never);
+      },
+    };
+    const batcher = createJobBatcher(db as never, t.onejob.operations, { maxWaitMs: 600_000 });
+    const alone = batcher.create(charge('adaptive-alone', 1));
+    await until('the lone request is sent', async () => sent.length === 1);
+    const later = [batcher.create(charge('adaptive-later-1', 1))];
+    await new Promise((r) => setImmediate(r));
+    later.push(batcher.create(charge('adaptive-later-2', 2)));
+    await new Promise((r) => setImmediate(r));
+    expect(sent).toEqual([1]);
+    open();
+    const results = await Promise.all([alone, ...later]);
+    expect(sent).toEqual([1, 2]);
+    expect(results.map((r) => r.replayed)).toEqual([false, false, false]);
+    expect(results.map((r) => r.job.idempotencyKey)).toEqual([
+      'adaptive-alone',
+      'adaptive-later-1',
+      'adaptive-later-2',
+    ]);
   });
 });
