@@ -7,6 +7,7 @@ import { isOnejobError, OnejobError } from './errors/OnejobError.js';
 import { Wakeups } from './events/wakeups.js';
 import { archiveJobs } from './jobs/archiveJobs.js';
 import { type CreateJobRequest, type CreateJobResult, createJob } from './jobs/createJob.js';
+import { createJobBatcher } from './jobs/createJobBatcher.js';
 import { getJob } from './jobs/getJob.js';
 import {
   type JobDeliveryView,
@@ -174,6 +175,18 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
   const closers: (() => Promise<void> | void)[] = [];
   const wakeups = new Wakeups(pool, { logger });
   const outbox = createOutboxHandle(pool);
+  const batcher = createJobBatcher(pool, operations, {
+    maxBatchSize: config.intake?.maxBatchSize,
+    maxWaitMs: config.intake?.maxBatchWaitMs,
+    maxInFlight: config.intake?.maxBatchesInFlight,
+    onBatch: ({ size, fellBack, error }) => {
+      metrics.intakeBatches.observe(size);
+      if (fellBack) {
+        metrics.intakeFallbacks.inc();
+        logger.warn({ err: error, size }, 'intake batch failed; its requests went one at a time');
+      }
+    },
+  });
 
   const db = (o?: TxOption): Queryable => o?.tx ?? pool;
   // A typed read names the operation it expects; any other job is not found, like another owner's.
@@ -195,7 +208,8 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
       async create(req, o) {
         let result: CreateJobResult;
         try {
-          result = await createJob(db(o), operations, req);
+          // The caller's transaction decides alone; everything else joins the group commit.
+          result = await (o?.tx ? createJob(o.tx, operations, req) : batcher.create(req));
         } catch (error) {
           if (isOnejobError(error, 'idempotency_key_reused')) metrics.idempotencyConflicts.inc();
           throw error;

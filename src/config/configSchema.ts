@@ -210,6 +210,15 @@ export const configSchema = {
         cleanupIntervalMs: { type: 'integer', minimum: 1000 },
       },
     },
+    intake: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        maxBatchSize: { type: 'integer', minimum: 1, maximum: 1000 },
+        maxBatchWaitMs: { type: 'number', minimum: 0, maximum: 100 },
+        maxBatchesInFlight: { type: 'integer', minimum: 1, maximum: 100 },
+      },
+    },
     inbox: {
       type: 'object',
       additionalProperties: false,

@@ -159,6 +159,13 @@ export interface InboxSourceConfig {
   unsignedEventId?: boolean;
 }
 
+/** Group commit of `jobs.create` and `POST /v1/jobs` (docs/configuration.md). */
+export interface IntakeConfig {
+  maxBatchSize?: number;
+  maxBatchWaitMs?: number;
+  maxBatchesInFlight?: number;
+}
+
 /**
  * The configuration: the JSON config file's shape, and `createOnejob({ config })`
  * (docs/configuration.md; complete files in examples/config/).
@@ -175,6 +182,7 @@ export interface OnejobConfig {
   providers: Record<string, ProviderConfig>;
   operations: Record<string, OperationConfig>;
   outbox?: OutboxConfig;
+  intake?: IntakeConfig;
   inbox?: { sources?: Record<string, InboxSourceConfig> };
   worker?: { concurrency?: number; leaseMs?: number; pollMs?: number; [option: string]: unknown };
 }
