@@ -37,6 +37,14 @@ import { createMetrics, type Metrics } from './observability/createMetrics.js';
 import { OperationRegistry } from './operations/operationRegistry.js';
 import { createProviders } from './providers/createProviders.js';
 
+/**
+ * Options of `createOnejob`.
+ *
+ * @example
+ * ```ts
+ * const options: OnejobOptions = { pool, config, operations: [charge], env: process.env };
+ * ```
+ */
 export interface OnejobOptions {
   /** Your pool (shared with your own queries), or a connection string for onejob to own one. */
   pool?: pg.Pool;
@@ -136,7 +144,17 @@ export type TypedOnejob<Ops extends AnyCodeOperation = never> = Omit<Onejob, 'jo
   };
 };
 
-/** The engine behind `onejob serve`, usable as a library in your own service. */
+/**
+ * The engine behind `onejob serve`, usable as a library in your own service.
+ *
+ * @example
+ * ```ts
+ * const onejob = createOnejob({ pool, config, operations: [charge] });
+ * await onejob.start();
+ * const { job } = await onejob.jobs.create({ ownerId: 'cus_1', idempotencyKey: 'order:42', operation: 'charge', input: { amount: 1999 } });
+ * await onejob.close();
+ * ```
+ */
 export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>(
   options: OnejobOptions & { operations?: Ops },
 ): TypedOnejob<Ops[number]> {

@@ -1,4 +1,33 @@
-// Public library API of onejob.
+/**
+ * The library API of onejob: embed the engine in your own Node.js service, share your
+ * `pg` pool and transactions, and write operations as TypeScript functions.
+ *
+ * `onejob.start()` runs the worker and the outbox relay in your process. The relay
+ * publishes every event to the publishers in `config.outbox.publishers`; when there are
+ * none, it runs the **log publisher, which prints each event as one CloudEvent JSON line
+ * on stdout**. To turn it off, name the publishers you want in `config.outbox.publishers`
+ * (or pass them as `start({ relay: { publishers } })`), or start only the worker with
+ * `start({ roles: ['worker'] })` and run the relay elsewhere; events then wait in the
+ * outbox until a relay publishes them.
+ *
+ * @example
+ * ```ts
+ * import { createOnejob, defineOperation, migrate } from 'onejob';
+ *
+ * const greet = defineOperation('greet', {
+ *   inputSchema: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+ *   attemptTimeoutMs: 5_000,
+ *   async run(ctx) {
+ *     return { greeting: `hello ${ctx.input.name}` };
+ *   },
+ * });
+ * await migrate(process.env.DATABASE_URL!);
+ * const onejob = createOnejob({ connectionString: process.env.DATABASE_URL!, operations: [greet] });
+ * await onejob.start({ roles: ['worker'] }); // no relay in this process: nothing printed on stdout
+ * ```
+ *
+ * @module onejob
+ */
 
 export { ConfigError, loadConfig, validateConfig } from './config/loadConfig.js';
 export type { OnejobConfig, OperationConfig, ProviderConfig } from './config/types.js';

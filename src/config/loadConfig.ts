@@ -6,7 +6,19 @@ import { configSchema } from './configSchema.js';
 import { defaultConfig } from './defaultConfig.js';
 import type { OnejobConfig } from './types.js';
 
-/** A configuration the service refuses to start with. `path` is a JSON pointer to the bad key. */
+/**
+ * A configuration the service refuses to start with. `path` is a JSON pointer to the bad key.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await loadConfig('onejob.json');
+ * } catch (error) {
+ *   if (error instanceof ConfigError) console.error(error.path, error.message); // '/providers/pay/idempotant'
+ *   throw error;
+ * }
+ * ```
+ */
 export class ConfigError extends Error {
   readonly path: string;
   constructor(path: string, message: string, source = 'config') {
@@ -45,6 +57,11 @@ function describe(error: ErrorObject): { path: string; message: string } {
 /**
  * Validates a parsed configuration: its shape, then the references between its parts.
  * Throws ConfigError naming the first bad key.
+ *
+ * @example
+ * ```ts
+ * const config = validateConfig(JSON.parse(text), 'onejob.json', process.env); // throws ConfigError
+ * ```
  */
 export function validateConfig(
   raw: unknown,
@@ -154,7 +171,15 @@ export function validateConfig(
   return config;
 }
 
-/** Loads the config file at `path`, or the built-in default when `path` is undefined. */
+/**
+ * Loads the config file at `path`, or the built-in default when `path` is undefined.
+ *
+ * @example
+ * ```ts
+ * const config = await loadConfig('examples/config/payments-http.json');
+ * const onejob = createOnejob({ pool, config });
+ * ```
+ */
 export async function loadConfig(
   path: string | undefined,
   env: NodeJS.ProcessEnv = process.env,

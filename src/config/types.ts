@@ -59,6 +59,7 @@ export interface SimulatedProviderConfig {
   prices?: Prices;
 }
 
+/** One entry of `providers` in the configuration, by `kind`. */
 export type ProviderConfig =
   | HttpProviderConfig
   | OpenAiProviderConfig
@@ -67,6 +68,7 @@ export type ProviderConfig =
 
 export type Effect = 'exclusive' | 'pure';
 
+/** One entry of `operations` in the configuration. */
 export interface OperationConfig {
   kind: 'http' | 'inference.chat';
   providers: string[];
@@ -164,6 +166,18 @@ export interface IntakeConfig {
   maxBatchesInFlight?: number;
 }
 
+/**
+ * The configuration: the JSON config file's shape, and `createOnejob({ config })`
+ * (docs/configuration.md; complete files in examples/config/).
+ *
+ * @example
+ * ```ts
+ * const config: OnejobConfig = {
+ *   providers: { pay: { kind: 'http', url: 'https://payments.example/charge', idempotent: true } },
+ *   operations: { charge: { kind: 'http', providers: ['pay'], attemptTimeoutMs: 10_000 } },
+ * };
+ * ```
+ */
 export interface OnejobConfig {
   providers: Record<string, ProviderConfig>;
   operations: Record<string, OperationConfig>;

@@ -23,6 +23,12 @@ export interface InboxSource {
  * Builds every configured source. Throws ConfigError (the server refuses to start) for an
  * unknown scheme, an unset, unusable or short secret, a setting the scheme does not have,
  * or an event id the signature does not cover.
+ *
+ * @example
+ * ```ts
+ * const sources = inboxSources(await loadConfig('onejob.json'));
+ * const shop = sources.get('shop');
+ * ```
  */
 export function inboxSources(
   config: OnejobConfig,

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/createPool.js';
 
+/** One recorded inbox event: its source, the sender's event id, its job and delivery counts. */
 export interface InboxEventView {
   source: string;
   eventId: string;
@@ -19,7 +20,14 @@ WHERE ($1::text IS NULL OR source = $1) AND ($3::text IS NULL OR owner_id = $3)
 ORDER BY first_received_at DESC, source, event_id
 LIMIT $2`;
 
-/** Recorded webhook events, newest first, with how often each was delivered; `ownerId` keeps one owner's. */
+/**
+ * Recorded webhook events, newest first, with how often each was delivered; `ownerId` keeps one owner's.
+ *
+ * @example
+ * ```ts
+ * const events = await listInboxEvents(pool, { source: 'shop', limit: 20 });
+ * ```
+ */
 export async function listInboxEvents(
   db: Queryable,
   query: { source?: string | null; limit?: number; ownerId?: string | undefined } = {},

@@ -4,6 +4,7 @@ import { acceptDelivery, type DeliveryAnswer } from './acceptDelivery.js';
 import { eventIdOf } from './eventIdOf.js';
 import type { InboxSource } from './inboxSources.js';
 
+/** One webhook delivery as received: the headers and the body bytes, before any parsing. */
 export interface RawDelivery {
   /** Lower-case header names. */
   headers: Record<string, string | string[] | undefined>;
@@ -16,6 +17,12 @@ export interface RawDelivery {
  * written, and nothing said about where this source reads its event id), then the event id
  * from what the signature covers (400 without one), the body as the job's input, then the
  * inbox row and the job in one transaction.
+ *
+ * @example
+ * ```ts
+ * const source = onejob.inbox.sources().get('shop')!;
+ * const answer = await receiveWebhook(onejob, source, { headers: req.headers, rawBody });
+ * ```
  */
 export async function receiveWebhook(
   onejob: Onejob,

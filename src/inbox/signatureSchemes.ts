@@ -23,6 +23,27 @@ const schemes = new Map<string, SignatureScheme>([
   ['github', githubScheme],
 ]);
 
+/**
+ * Adds a signature scheme that inbox sources can name in `scheme`. Call it before the
+ * server or `onejob.inbox` builds its sources.
+ *
+ * @example
+ * ```ts
+ * registerSignatureScheme('my-hmac', {
+ *   defaultEventId: { kind: 'json', pointer: '/id' },
+ *   signedHeaders: [],
+ *   settings: ['toleranceSeconds'],
+ *   verifier(secret, { toleranceSeconds }) {
+ *     return {
+ *       verify({ headers, rawBody }, now) {
+ *         // throw new OnejobError('signature_invalid', '...') unless valid
+ *         return { body: rawBody, timestamp: null };
+ *       },
+ *     };
+ *   },
+ * });
+ * ```
+ */
 export function registerSignatureScheme(name: string, scheme: SignatureScheme): void {
   schemes.set(name, scheme);
 }

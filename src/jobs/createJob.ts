@@ -8,6 +8,7 @@ import { fingerprint } from './fingerprint.js';
 import { attemptsJson, JOB_COLUMNS, type JobRow, type JobView, jobView } from './jobView.js';
 import { findTombstone } from './tombstones.js';
 
+/** A job to create: the owner, the idempotency key of the intent, the operation and its input. */
 export interface CreateJobRequest {
   ownerId: string;
   idempotencyKey: string;
@@ -16,6 +17,7 @@ export interface CreateJobRequest {
   traceparent?: string | null;
 }
 
+/** The job for the key, and whether it already existed. */
 export interface CreateJobResult {
   job: JobView;
   /** True when the key already named a job with the same request: nothing new was written. */

@@ -28,6 +28,7 @@ export interface AccountRequest {
   asOf?: Date | string | null | undefined;
 }
 
+/** `onejob.ledger`: the append-only double-entry ledger (see docs/ledger.md). */
 export interface LedgerHandle {
   /** Records a transfer; the same id with the same fields replays, with different fields is `transfer_exists_with_different_fields`. */
   createTransfer(req: TransferRequest, options?: TxOption): Promise<CreateTransferResult>;

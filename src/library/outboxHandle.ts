@@ -18,6 +18,15 @@ import {
 import { type PublishEventInput, type PublishEventResult, publishEvent } from '../outbox/publishEvent.js';
 import type { TxOption } from '../createOnejob.js';
 
+/**
+ * `onejob.outbox`: your own events through the transactional outbox, the exactly-once
+ * consumer helper, and the operator reads.
+ *
+ * @example
+ * ```ts
+ * await onejob.outbox.publish({ type: 'shop.order.paid', subject: 'o-42', data: { amount: 1999 } }, { tx: client });
+ * ```
+ */
 export interface OutboxHandle {
   /**
    * Writes an event into the outbox; the relay publishes it. With `{ tx }` it commits or

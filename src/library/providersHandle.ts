@@ -9,6 +9,10 @@ import {
   verifyProvider,
 } from '../providers/verification/verifyProvider.js';
 
+/**
+ * `onejob.providers`: each provider's verification status per operation, and verifying
+ * one against an operation's contract.
+ */
 export interface ProvidersHandle extends ProviderRegistry {
   /** Every configured provider with its verification status per operation it serves. */
   list(): Promise<ProviderStatus[]>;

@@ -3,6 +3,7 @@ import { OnejobError } from '../errors/OnejobError.js';
 import type { CloudEvent } from '../events/cloudEvent.js';
 import { UUID } from './uuidPattern.js';
 
+/** An event a publisher gave up on after `maxDeliveries`, until it is replayed. */
 export interface DeadLetter {
   eventId: string;
   publisher: string;
@@ -17,6 +18,7 @@ export interface DeadLetter {
   event: CloudEvent;
 }
 
+/** A page of dead letters; pass `nextCursor` back as `cursor` for the next one. */
 export interface DeadLetterPage {
   items: DeadLetter[];
   nextCursor: string | null;
@@ -70,6 +72,7 @@ function decodeCursor(cursor: string): [string, string, string] {
   throw new OnejobError('request_invalid', 'cursor is not a cursor returned by this endpoint');
 }
 
+/** Filters and paging of `listDeadLetters`. */
 export interface DeadLetterQuery {
   publisher?: string | undefined;
   /** Only dead letters of events about this owner's jobs. */
@@ -78,7 +81,15 @@ export interface DeadLetterQuery {
   cursor?: string | undefined;
 }
 
-/** Dead letters, newest first, one page at a time. */
+/**
+ * Dead letters, newest first, one page at a time.
+ *
+ * @example
+ * ```ts
+ * const page = await listDeadLetters(pool, { publisher: 'billing', limit: 50 });
+ * for (const letter of page.items) await replayDeadLetter(pool, letter.eventId, letter.publisher);
+ * ```
+ */
 export async function listDeadLetters(db: Queryable, query: DeadLetterQuery = {}): Promise<DeadLetterPage> {
   const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
   const [us, eventId, publisher] = query.cursor ? decodeCursor(query.cursor) : [null, null, null];
@@ -123,6 +134,11 @@ SELECT r.event_id, r.publisher, pg_notify('onejob_outbox', '') IS NULL AS notifi
 /**
  * Sends a dead letter back to the relay, for one publisher or for every publisher it
  * is dead for. Throws `dead_letter_not_found` when nothing was dead.
+ *
+ * @example
+ * ```ts
+ * await replayDeadLetter(pool, '0193a1b2-…', 'billing'); // the event goes back to the billing publisher
+ * ```
  */
 export async function replayDeadLetter(
   db: Queryable,

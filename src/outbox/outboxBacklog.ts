@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/createPool.js';
 
+/** One publisher's backlog: deliveries still to make and the age of the oldest. */
 export interface PublisherBacklog {
   publisher: string;
   kind: string;
@@ -19,6 +20,7 @@ export interface DeliveryStateCount {
   oldestAt: string;
 }
 
+/** Filter of `outboxBacklog`. */
 export interface BacklogQuery {
   /** Only deliveries of events about this owner's jobs. */
   ownerId?: string | undefined;
@@ -64,7 +66,14 @@ function countDeliveries(db: Queryable, states: readonly string[] | null, ownerI
   return query.then((r) => r.rows);
 }
 
-/** Pending and dead deliveries per registered publisher, optionally of one owner's jobs. */
+/**
+ * Pending and dead deliveries per registered publisher, optionally of one owner's jobs.
+ *
+ * @example
+ * ```ts
+ * for (const b of await outboxBacklog(pool)) console.log(b.publisher, b.pending);
+ * ```
+ */
 export async function outboxBacklog(db: Queryable, query: BacklogQuery = {}): Promise<PublisherBacklog[]> {
   const byPublisher = new Map<string, PublisherBacklog>();
   for (const r of await countDeliveries(db, ['pending', 'dead'], query.ownerId)) {
@@ -82,7 +91,15 @@ export async function outboxBacklog(db: Queryable, query: BacklogQuery = {}): Pr
   return [...byPublisher.values()];
 }
 
-/** Deliveries per publisher and state (published ones included), optionally of one owner's jobs. */
+/**
+ * Deliveries per publisher and state (published ones included), optionally of one owner's jobs.
+ *
+ * @example
+ * ```ts
+ * const states = await outboxDeliveryStates(pool, { ownerId: 'acme' });
+ * const dead = states.filter((s) => s.state === 'dead');
+ * ```
+ */
 export async function outboxDeliveryStates(
   db: Queryable,
   query: BacklogQuery = {},

@@ -1,6 +1,7 @@
 // The contract every webhook signature scheme implements. A sender that signs its own way
 // is one file beside this one (see stripeScheme.ts, githubScheme.ts), registered by name.
 
+/** The parts of a delivery a signature covers. */
 export interface SignedDelivery {
   /** Lower-case header names, as Node delivers them. */
   headers: Record<string, string | string[] | undefined>;
@@ -16,6 +17,7 @@ export interface SignedPayload {
   timestamp: Date | null;
 }
 
+/** What a signature scheme builds for one source: checks each delivery. */
 export interface SignatureVerifier {
   /**
    * Throws OnejobError('signature_invalid') unless the delivery is signed with the secret
@@ -39,6 +41,7 @@ export interface SchemeOptions {
   allowSha1: boolean;
 }
 
+/** A webhook signature scheme, registered by name with `registerSignatureScheme`. */
 export interface SignatureScheme {
   /** Builds a verifier for one source from its secret; throws if the secret is unusable. */
   verifier(secret: string, options: SchemeOptions): SignatureVerifier;
