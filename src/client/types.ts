@@ -1,18 +1,13 @@
 // The public JSON shapes of the HTTP API (contract section 4), for clients. Kept apart
 // from the server's own types so the client bundle pulls in no server code.
 
-export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'unknown' | 'cancelled';
-export type AttemptState =
-  | 'starting'
-  | 'running'
-  | 'succeeded'
-  | 'failed'
-  | 'unknown'
-  | 'lost_race'
-  | 'abandoned';
+import type { AttemptState } from '../vocabulary/attemptStates.js';
+import { type JobState, SETTLED_JOB_STATES } from '../vocabulary/jobStates.js';
+
+export type { AttemptState, JobState };
 
 /** States in which a job waits for nothing automatic: final, or unknown (needs a person or a reconciler). */
-export const SETTLED_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled', 'unknown'];
+export const SETTLED_STATES: readonly JobState[] = SETTLED_JOB_STATES;
 
 export interface Attempt {
   id: string;
