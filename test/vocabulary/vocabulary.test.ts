@@ -51,13 +51,15 @@ describe('state vocabularies', () => {
   });
 
   it('no other source file spells out the full list of job states', () => {
+    // The definition, and the released migrations (SQL, compiled in), which cannot import it.
+    const SPELLED_OUT = ['src/vocabulary/jobStates.ts', 'src/db/migrations/index.ts'];
     const list = /'queued',\s*'running',\s*'succeeded',\s*'failed',\s*'unknown',\s*'cancelled'/;
     const offenders: string[] = [];
     const walk = (dir: string) => {
       for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
         const path = `${dir}/${entry.name}`;
         if (entry.isDirectory()) walk(path);
-        else if (path.endsWith('.ts') && path !== 'src/vocabulary/jobStates.ts' && list.test(read(path)))
+        else if (path.endsWith('.ts') && !SPELLED_OUT.includes(path) && list.test(read(path)))
           offenders.push(path);
       }
     };
