@@ -15,6 +15,7 @@ export const UNIT_TESTS = [
   'test/config/loadConfig.test.ts',
   'test/db/migrationsModule.test.ts',
   'test/errors/errorsDoc.test.ts',
+  'test/http/noSqlInHttpLayer.test.ts',
   'test/inbox/inboxSources.test.ts',
   'test/library/publicTypes.test.ts',
   'test/outbox/outboxConfig.test.ts',

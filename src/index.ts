@@ -37,8 +37,9 @@ export {
   type StartOptions,
 } from './library/startRoles.js';
 export type { InboxHandle } from './library/inboxHandle.js';
-export type { LedgerHandle } from './library/ledgerHandle.js';
+export type { AccountRequest, GetTransferRequest, LedgerHandle } from './library/ledgerHandle.js';
 export type { OutboxHandle } from './library/outboxHandle.js';
+export type { ProvidersHandle } from './library/providersHandle.js';
 export { consumeOnce, pruneConsumerInbox, type ConsumeOnceResult } from './outbox/consumeOnce.js';
 export { publishEvent, type PublishEventInput, type PublishEventResult } from './outbox/publishEvent.js';
 export type { RelayOptions } from './outbox/startRelay.js';
@@ -48,6 +49,8 @@ export type { WorkerOptions } from './attempts/worker.js';
 export type { JobDeliveryView, JobEventView } from './jobs/jobHistory.js';
 export type { JobPage, ListJobsQuery } from './jobs/listJobs.js';
 export type { Provider, ProviderCall, ProviderOutcome } from './providers/types.js';
+export type { ProviderOperationStatus, ProviderStatus } from './providers/verification/providerStatus.js';
+export type { VerificationReport, VerifyOptions } from './providers/verification/verifyProvider.js';
 export { migrate } from './db/migrate.js';
 export { type ErrorCode, errorRegistry } from './errors/errorRegistry.js';
 export { isOnejobError, OnejobError } from './errors/OnejobError.js';
@@ -73,9 +76,12 @@ export type { TransferRequest } from './ledger/checkTransferRequest.js';
 export type { TransferView } from './ledger/transferView.js';
 export {
   registerSignatureScheme,
+  type EventIdSource,
+  type SchemeOptions,
   type SignatureScheme,
   type SignatureVerifier,
   type SignedDelivery,
+  type SignedPayload,
 } from './inbox/signatureSchemes.js';
 export { inboxSources, type InboxSource } from './inbox/inboxSources.js';
 export { receiveWebhook, type RawDelivery } from './inbox/receiveWebhook.js';
@@ -89,6 +95,13 @@ export {
   replayDeadLetter,
   type DeadLetter,
   type DeadLetterPage,
+  type DeadLetterQuery,
 } from './outbox/deadLetters.js';
-export { outboxBacklog, type PublisherBacklog } from './outbox/outboxBacklog.js';
+export {
+  outboxBacklog,
+  outboxDeliveryStates,
+  type BacklogQuery,
+  type DeliveryStateCount,
+  type PublisherBacklog,
+} from './outbox/outboxBacklog.js';
 export { cleanupOutbox } from './outbox/cleanupOutbox.js';

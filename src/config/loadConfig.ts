@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Ajv, type ErrorObject } from 'ajv';
 import { type OutputRule, ruleProblems } from '../providers/inference/outputRules.js';
+import { inboxSources } from '../inbox/inboxSources.js';
 import { configSchema } from './configSchema.js';
 import { defaultConfig } from './defaultConfig.js';
 import type { OnejobConfig } from './types.js';
@@ -146,14 +147,10 @@ export function validateConfig(
         source,
       );
     }
-    if (!env[src.secretEnv]) {
-      throw new ConfigError(
-        `/inbox/sources/${name}/secretEnv`,
-        `names environment variable ${src.secretEnv}, which is not set`,
-        source,
-      );
-    }
   }
+  // Secrets, schemes and signed event ids: the same checks the server runs when it builds
+  // the sources, made here so a bad source is refused when the config loads.
+  inboxSources(config, env, source);
   return config;
 }
 

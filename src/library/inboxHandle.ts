@@ -17,7 +17,12 @@ export interface InboxHandle {
    * `source_unknown`, `event_id_missing`, `signature_invalid`, ...
    */
   receive(source: string, delivery: RawDelivery): Promise<DeliveryAnswer & { eventId: string }>;
-  list(query?: { source?: string | null; limit?: number }): Promise<InboxEventView[]>;
+  /** Recorded events newest first, optionally of one source or one owner, with how often each was delivered. */
+  list(query?: {
+    source?: string | null;
+    limit?: number;
+    ownerId?: string | undefined;
+  }): Promise<InboxEventView[]>;
 }
 
 export function createInboxHandle(

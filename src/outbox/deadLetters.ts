@@ -45,6 +45,7 @@ FROM onejob.outbox_deliveries d JOIN onejob.outbox o ON o.id = d.event_id
 WHERE d.state = 'dead'
   AND ($1::text IS NULL OR d.publisher = $1)
   AND ($2::bigint IS NULL OR (d.dead_at, d.event_id, d.publisher) < (to_timestamp($2::bigint / 1000000.0), $3::uuid, $4::text))
+  AND ($6::text IS NULL OR d.subject IN (SELECT id::text FROM onejob.jobs WHERE owner_id = $6))
 ORDER BY d.dead_at DESC, d.event_id DESC, d.publisher DESC
 LIMIT $5`;
 
@@ -69,10 +70,16 @@ function decodeCursor(cursor: string): [string, string, string] {
   throw new OnejobError('request_invalid', 'cursor is not a cursor returned by this endpoint');
 }
 
-export async function listDeadLetters(
-  db: Queryable,
-  query: { publisher?: string | undefined; limit?: number | undefined; cursor?: string | undefined } = {},
-): Promise<DeadLetterPage> {
+export interface DeadLetterQuery {
+  publisher?: string | undefined;
+  /** Only dead letters of events about this owner's jobs. */
+  ownerId?: string | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+/** Dead letters, newest first, one page at a time. */
+export async function listDeadLetters(db: Queryable, query: DeadLetterQuery = {}): Promise<DeadLetterPage> {
   const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
   const [us, eventId, publisher] = query.cursor ? decodeCursor(query.cursor) : [null, null, null];
   const { rows } = await db.query<DeadRow>(LIST_SQL, [
@@ -81,6 +88,7 @@ export async function listDeadLetters(
     eventId,
     publisher,
     limit + 1,
+    query.ownerId ?? null,
   ]);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
