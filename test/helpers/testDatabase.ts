@@ -69,7 +69,20 @@ function track(name: string): TestDatabase {
     url: databaseUrl(name),
     drop: async () => {
       if (keeping) return;
-      await admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)));
+      await admin(async (c) => {
+        // A pool ended just before may still be closing its sessions: FORCE would kill them
+        // mid-close and their clients would throw an uncaught error, so let them go first.
+        const deadline = Date.now() + 2_000;
+        for (;;) {
+          const { rows } = await c.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+            [name],
+          );
+          if (!rows[0]?.n || Date.now() > deadline) break;
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      });
     },
   };
 }
