@@ -32,7 +32,12 @@ const STREAM_NOT_FOUND = 10059;
  * a republished event inside the stream's duplicate window and says so in the PubAck.
  */
 /** Defaults of the `nats` publisher's options (docs/configuration.md lists them). */
-export const NATS_DEFAULTS = { stream: 'ONEJOB', subjectPrefix: '', timeoutMs: 5_000, concurrency: 256 } as const;
+export const NATS_DEFAULTS = {
+  stream: 'ONEJOB',
+  subjectPrefix: '',
+  timeoutMs: 5_000,
+  concurrency: 256,
+} as const;
 
 export function natsPublisher(options: NatsPublisherOptions): Publisher {
   const stream = options.stream ?? NATS_DEFAULTS.stream;

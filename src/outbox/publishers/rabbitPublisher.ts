@@ -21,7 +21,12 @@ interface Connected {
  * routing key = type. An event counts as published only once the broker confirms it.
  */
 /** Defaults of the `rabbitmq` publisher's options (docs/configuration.md lists them). */
-export const RABBIT_DEFAULTS = { exchange: 'onejob', exchangeType: 'topic', timeoutMs: 5_000, concurrency: 256 } as const;
+export const RABBIT_DEFAULTS = {
+  exchange: 'onejob',
+  exchangeType: 'topic',
+  timeoutMs: 5_000,
+  concurrency: 256,
+} as const;
 
 export function rabbitPublisher(options: RabbitPublisherOptions): Publisher {
   const exchange = options.exchange ?? RABBIT_DEFAULTS.exchange;
@@ -47,7 +52,9 @@ export function rabbitPublisher(options: RabbitPublisherOptions): Publisher {
         );
         try {
           const channel = await connection.createConfirmChannel();
-          await channel.assertExchange(exchange, options.exchangeType ?? RABBIT_DEFAULTS.exchangeType, { durable: true });
+          await channel.assertExchange(exchange, options.exchangeType ?? RABBIT_DEFAULTS.exchangeType, {
+            durable: true,
+          });
           const made: Connected = { connection, channel };
           // A closed connection or channel is dropped; the next publish connects again.
           const forget = () => {
