@@ -1,15 +1,55 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Tests that need no services (no PostgreSQL, NATS or RabbitMQ): pure functions, schema
+ * and docs checks, the state-machine property test, adapters against in-process fake
+ * servers. `npm run test:unit` runs only these, without the database globalSetup. A test
+ * listed here that starts needing the database fails there (no template is set up).
+ */
+export const UNIT_TESTS = [
+  'test/attempts/stateMachine.property.test.ts',
+  'test/chaos/checker.test.ts',
+  'test/chaos/faultSchedule.test.ts',
+  'test/client/retryPolicy.test.ts',
+  'test/config/configurationDoc.test.ts',
+  'test/config/loadConfig.test.ts',
+  'test/db/migrationsModule.test.ts',
+  'test/errors/errorsDoc.test.ts',
+  'test/http/noSqlInHttpLayer.test.ts',
+  'test/inbox/inboxSources.test.ts',
+  'test/library/publicTypes.test.ts',
+  'test/outbox/outboxConfig.test.ts',
+  'test/providers/adapters.test.ts',
+  'test/providers/inferenceContract.test.ts',
+  'test/providers/providerConfig.test.ts',
+  'test/vocabulary/vocabulary.test.ts',
+];
+
+const shared = {
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  // Fails a file that leaves pools, clients or handles open; keeps a failed test's databases.
+  setupFiles: ['test/helpers/leakCheck.ts'],
+};
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'examples/**/*.test.ts'],
-    globalSetup: ['test/helpers/globalSetup.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
     pool: 'forks',
     maxWorkers: 4,
     // Each test file gets its own database cloned from a migrated template, so files run in parallel.
     fileParallelism: true,
     reporters: ['default'],
+    projects: [
+      { test: { ...shared, name: 'unit', include: UNIT_TESTS } },
+      {
+        test: {
+          ...shared,
+          name: 'integration',
+          include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'examples/**/*.test.ts'],
+          exclude: UNIT_TESTS,
+          globalSetup: ['test/helpers/globalSetup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -2,12 +2,11 @@
 // changes states takes its WHERE lists from these tables and its decisions from these
 // functions, so an illegal transition cannot be written; the property test runs the
 // same functions through random interleavings.
-import type { AttemptState, JobState } from '../jobs/jobView.js';
+import { type AttemptState, LIVE_ATTEMPT_STATES } from '../vocabulary/attemptStates.js';
+import { type JobState, OPEN_JOB_STATES, TERMINAL_JOB_STATES } from '../vocabulary/jobStates.js';
 
 export type { AttemptState, JobState };
-
-/** Attempts that may still produce a result, and that block a second exclusive attempt. */
-export const LIVE_ATTEMPT_STATES: readonly AttemptState[] = ['starting', 'running', 'unknown'];
+export { LIVE_ATTEMPT_STATES, OPEN_JOB_STATES, TERMINAL_JOB_STATES };
 
 export const ATTEMPT_TRANSITIONS: Readonly<Record<AttemptState, readonly AttemptState[]>> = {
   // `failed` from starting: the worker lost its lease before it called the provider, so
@@ -31,9 +30,6 @@ export const JOB_TRANSITIONS: Readonly<Record<JobState, readonly JobState[]>> = 
   failed: [],
   cancelled: [],
 };
-
-export const TERMINAL_JOB_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled'];
-export const OPEN_JOB_STATES: readonly JobState[] = ['queued', 'running', 'unknown'];
 
 export function canMoveAttempt(from: AttemptState, to: AttemptState): boolean {
   return ATTEMPT_TRANSITIONS[from].includes(to);

@@ -34,4 +34,6 @@ export type { ClientErrorCode } from './OnejobClientError.js';
 export { backoffDelay, parseRetryAfter } from './retryPolicy.js';
 export type { RetryInfo, RetryOptions } from './retryPolicy.js';
 export { SETTLED_STATES } from './types.js';
+export { ATTEMPT_STATES, isAttemptState } from '../vocabulary/attemptStates.js';
+export { JOB_STATES, isJobState, SETTLED_JOB_STATES } from '../vocabulary/jobStates.js';
 export type { Attempt, AttemptState, Job, JobPage, JobState, ListJobsQuery, Problem } from './types.js';

@@ -1,17 +1,10 @@
 // The public JSON shapes of the HTTP API (contract section 4), for clients. Kept apart
 // from the server's own types so the client bundle pulls in no server code.
 
-/** The state of a job, as the HTTP API reports it. */
-export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'unknown' | 'cancelled';
-/** The state of an attempt, as the HTTP API reports it. */
-export type AttemptState =
-  | 'starting'
-  | 'running'
-  | 'succeeded'
-  | 'failed'
-  | 'unknown'
-  | 'lost_race'
-  | 'abandoned';
+import type { AttemptState } from '../vocabulary/attemptStates.js';
+import { type JobState, SETTLED_JOB_STATES } from '../vocabulary/jobStates.js';
+
+export type { AttemptState, JobState };
 
 /**
  * States in which a job waits for nothing automatic: final, or unknown (needs a person or a reconciler).
@@ -21,7 +14,7 @@ export type AttemptState =
  * const job = await client.jobs.wait(id, { until: (j) => SETTLED_STATES.includes(j.state) });
  * ```
  */
-export const SETTLED_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled', 'unknown'];
+export const SETTLED_STATES: readonly JobState[] = SETTLED_JOB_STATES;
 
 /** One attempt of a job, as the HTTP API returns it. */
 export interface Attempt {

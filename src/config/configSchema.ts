@@ -1,6 +1,9 @@
 // JSON Schema of the configuration file. Unknown keys are errors everywhere, so a typo
 // refuses to start instead of being ignored. Provider kinds use a discriminator so the
 // error names the key that is wrong for that kind.
+//
+// Every part is `as const`, so src/config/types.ts derives the TypeScript types from
+// these very objects: the schema is the only description of the config's shape.
 
 import { outputRuleSchema } from '../providers/inference/outputRules.js';
 
@@ -13,27 +16,28 @@ const prices = {
     perCallMicros: { type: 'number', minimum: 0 },
     currency: { type: 'string', pattern: '^[A-Z]{3}$' },
   },
-};
+} as const;
 
-const url = { type: 'string', pattern: '^https?://' };
-const envName = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' };
+const url = { type: 'string', pattern: '^https?://' } as const;
+const envName = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } as const;
 
-const llmProvider = (kind: string, extra: Record<string, unknown> = {}) => ({
-  type: 'object',
-  additionalProperties: false,
-  required: ['kind', 'baseUrl', 'model'],
-  properties: {
-    kind: { const: kind },
-    baseUrl: url,
-    model: { type: 'string', minLength: 1 },
-    apiKeyEnv: envName,
-    contextWindow: { type: 'integer', minimum: 1 },
-    tokenizer: { type: 'string', minLength: 1 },
-    waiveTokenizerCheck: { type: 'boolean' },
-    prices,
-    ...extra,
-  },
-});
+const llmProvider = <const K extends string, const E extends Record<string, unknown>>(kind: K, extra: E) =>
+  ({
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', 'baseUrl', 'model'],
+    properties: {
+      kind: { const: kind },
+      baseUrl: url,
+      model: { type: 'string', minLength: 1 },
+      apiKeyEnv: envName,
+      contextWindow: { type: 'integer', minimum: 1 },
+      tokenizer: { type: 'string', minLength: 1 },
+      waiveTokenizerCheck: { type: 'boolean' },
+      prices,
+      ...extra,
+    },
+  }) as const;
 
 export const providerSchema = {
   type: 'object',
@@ -53,7 +57,7 @@ export const providerSchema = {
         prices,
       },
     },
-    llmProvider('openai-compatible'),
+    llmProvider('openai-compatible', {}),
     llmProvider('anthropic', { maxTokens: { type: 'integer', minimum: 1 } }),
     {
       type: 'object',
@@ -79,7 +83,7 @@ export const providerSchema = {
       },
     },
   ],
-};
+} as const;
 
 export const operationSchema = {
   type: 'object',
@@ -127,31 +131,40 @@ export const operationSchema = {
       },
     },
   },
-};
+} as const;
 
 // Options every publisher may override; the same keys under `outbox` set the defaults.
 const publisherRetry = {
   maxDeliveries: { type: 'integer', minimum: 1 },
   retryBaseMs: { type: 'integer', minimum: 1 },
   retryMaxMs: { type: 'integer', minimum: 1 },
-};
+} as const;
 
-const publisher = (kind: string, required: string[], extra: Record<string, unknown>) => ({
-  type: 'object',
-  additionalProperties: false,
-  required: ['kind', ...required],
-  properties: {
-    kind: { const: kind },
-    name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' },
-    ...publisherRetry,
-    ...extra,
-  },
-});
+const publisher = <
+  const K extends string,
+  const R extends readonly string[],
+  const E extends Record<string, unknown>,
+>(
+  kind: K,
+  required: R,
+  extra: E,
+) =>
+  ({
+    type: 'object',
+    additionalProperties: false,
+    required: ['kind', ...required],
+    properties: {
+      kind: { const: kind },
+      name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' },
+      ...publisherRetry,
+      ...extra,
+    },
+  }) as const;
 
 const brokerLimits = {
   timeoutMs: { type: 'integer', minimum: 1 },
   concurrency: { type: 'integer', minimum: 1, maximum: 10_000 },
-};
+} as const;
 
 export const publisherSchema = {
   type: 'object',
@@ -180,7 +193,7 @@ export const publisherSchema = {
     }),
     publisher('log', [], {}),
   ],
-};
+} as const;
 
 export const configSchema = {
   type: 'object',
@@ -254,4 +267,4 @@ export const configSchema = {
       },
     },
   },
-};
+} as const;

@@ -1,37 +1,18 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { OnejobError } from '../errors/OnejobError.js';
+import { MIGRATIONS, type Migration } from './migrations/index.js';
 
-/** Migrations ship with the package, next to `src/` and `dist/`. */
-export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations');
+export type { Migration };
 
 // Any constant works as long as every onejob process uses the same one.
 const MIGRATION_LOCK_KEY = 0x6f6e656a; // 'onej'
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
-
-export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
-  const files = (await readdir(dir)).filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f)).sort();
-  const migrations: Migration[] = [];
-  for (const file of files) {
-    migrations.push({
-      version: Number.parseInt(file.slice(0, 4), 10),
-      name: file.replace(/\.sql$/, ''),
-      sql: await readFile(join(dir, file), 'utf8'),
-    });
-  }
-  migrations.forEach((m, i) => {
-    const previous = migrations[i - 1];
-    if (previous && previous.version === m.version) {
-      throw new Error(`migrations ${previous.name} and ${m.name} share version ${m.version}`);
-    }
-  });
-  return migrations;
+/**
+ * The migrations this version knows, in version order. They are compiled in from
+ * migrations/*.sql (scripts/generateMigrations.mjs), so nothing is read from disk.
+ */
+export async function loadMigrations(): Promise<Migration[]> {
+  return [...MIGRATIONS];
 }
 
 export interface MigrateResult {
@@ -61,7 +42,21 @@ export async function migrate(connectionString: string): Promise<MigrateResult> 
       name text NOT NULL,
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
-    const { rows } = await client.query<{ version: number }>('SELECT version FROM onejob.migrations');
+    const { rows } = await client.query<{ version: number; name: string }>(
+      'SELECT version, name FROM onejob.migrations ORDER BY version',
+    );
+    // A version we do not know was applied by a newer onejob: its schema may not work
+    // with this code, so refuse rather than run against it.
+    const known = new Set(migrations.map((m) => m.version));
+    const newer = rows.filter((r) => !known.has(r.version));
+    if (newer.length) {
+      throw new OnejobError(
+        'database_newer_than_code',
+        `the database has migration ${newer.map((r) => `${r.version} (${r.name})`).join(', ')}, ` +
+          `which this onejob version does not know (it knows up to ${migrations.at(-1)?.version ?? 0}); ` +
+          'run the onejob version that migrated it, or a newer one',
+      );
+    }
     const done = new Set(rows.map((r) => r.version));
     const applied: string[] = [];
     for (const m of migrations) {

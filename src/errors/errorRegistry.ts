@@ -81,6 +81,10 @@ export const errorRegistry = {
   // Server side
   database_unavailable: { status: 503, title: 'The database is unavailable; retry later' },
   internal_error: { status: 500, title: 'Internal error' },
+  database_newer_than_code: {
+    status: 500,
+    title: 'The database was migrated by a newer onejob version',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** Every error code onejob answers with (docs/errors.md). */

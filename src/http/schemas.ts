@@ -1,4 +1,6 @@
 // JSON Schemas of the HTTP API. They validate requests and generate /openapi.json.
+import { ATTEMPT_STATES } from '../vocabulary/attemptStates.js';
+import { JOB_STATES } from '../vocabulary/jobStates.js';
 
 export const problemSchema = {
   $id: 'Problem',
@@ -23,7 +25,7 @@ export const attemptSchema = {
     id: { type: 'string', format: 'uuid' },
     n: { type: 'integer' },
     provider: { type: 'string' },
-    state: { enum: ['starting', 'running', 'succeeded', 'failed', 'unknown', 'lost_race', 'abandoned'] },
+    state: { enum: ATTEMPT_STATES },
     origin: { type: 'string' },
     startedAt: { type: 'string', format: 'date-time' },
     finishedAt: { type: ['string', 'null'], format: 'date-time' },
@@ -53,7 +55,7 @@ export const jobSchema = {
   properties: {
     id: { type: 'string', format: 'uuid' },
     operation: { type: 'string' },
-    state: { enum: ['queued', 'running', 'succeeded', 'failed', 'unknown', 'cancelled'] },
+    state: { enum: JOB_STATES },
     version: { type: 'integer' },
     idempotencyKey: { type: 'string' },
     input: { type: 'object', additionalProperties: true },

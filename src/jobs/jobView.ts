@@ -1,16 +1,9 @@
 // Rows to the public job representation (contract section 4).
 
-/** The state of a job (docs/attempts.md). */
-export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'unknown' | 'cancelled';
-/** The state of an attempt (docs/attempts.md). */
-export type AttemptState =
-  | 'starting'
-  | 'running'
-  | 'succeeded'
-  | 'failed'
-  | 'unknown'
-  | 'lost_race'
-  | 'abandoned';
+import type { AttemptState } from '../vocabulary/attemptStates.js';
+import type { JobState } from '../vocabulary/jobStates.js';
+
+export type { AttemptState, JobState };
 
 /** One attempt of a job, as reads return it. */
 export interface AttemptView {
@@ -93,6 +86,4 @@ export function jobView(row: JobRow): JobView {
   };
 }
 
-export const TERMINAL_JOB_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled'];
-/** States in which a job waits for nothing automatic: terminal, or unknown (needs resolution). */
-export const SETTLED_JOB_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled', 'unknown'];
+export { SETTLED_JOB_STATES, TERMINAL_JOB_STATES } from '../vocabulary/jobStates.js';

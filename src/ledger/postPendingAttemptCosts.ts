@@ -1,7 +1,11 @@
 import type pg from 'pg';
 import type { OnejobConfig } from '../config/types.js';
 import { withTransaction } from '../db/createPool.js';
+import { FINISHED_ATTEMPT_STATES } from '../vocabulary/attemptStates.js';
 import { postAttemptCost } from './postAttemptCost.js';
+
+// Our own constants, so quoting them inline is safe.
+const FINISHED = FINISHED_ATTEMPT_STATES.map((s) => `'${s}'`).join(', ');
 
 // Finished attempts with a cost not yet in the ledger, oldest first. SKIP LOCKED lets
 // several workers post at once without waiting on each other.
@@ -10,7 +14,7 @@ SELECT a.id, a.provider, a.cost_micros, j.owner_id, j.id AS job_id
 FROM onejob.attempts a
 JOIN onejob.jobs j ON j.id = a.job_id
 WHERE a.cost_micros > 0 AND a.cost_posted_at IS NULL
-  AND a.state IN ('succeeded', 'failed', 'lost_race', 'abandoned')
+  AND a.state IN (${FINISHED})
 ORDER BY a.finished_at
 LIMIT $1
 FOR UPDATE OF a SKIP LOCKED`;

@@ -29,6 +29,8 @@ export const OPERATION_DEFAULTS = {
   attemptTimeoutMs: 30_000,
   maxAttempts: 3,
   retry: { baseDelayMs: 500, maxDelayMs: 30_000 },
+  // A losing hedge call is aborted once another attempt wins: its answer would be discarded.
+  abortLosers: true,
 };
 
 function newAjv(): Ajv {
@@ -56,7 +58,7 @@ export function operationFromConfig(name: string, config: OperationConfig, ajv =
     attemptTimeoutMs: config.attemptTimeoutMs ?? OPERATION_DEFAULTS.attemptTimeoutMs,
     maxAttempts: config.maxAttempts ?? OPERATION_DEFAULTS.maxAttempts,
     hedgeAfterMs: config.hedgeAfterMs,
-    abortLosers: config.abortLosers ?? true,
+    abortLosers: config.abortLosers ?? OPERATION_DEFAULTS.abortLosers,
     retry: {
       baseDelayMs: config.retry?.baseDelayMs ?? OPERATION_DEFAULTS.retry.baseDelayMs,
       maxDelayMs: config.retry?.maxDelayMs ?? OPERATION_DEFAULTS.retry.maxDelayMs,

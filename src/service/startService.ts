@@ -4,13 +4,16 @@ import type { Logger } from 'pino';
 import { loadConfig } from '../config/loadConfig.js';
 import { createOnejob, type Onejob } from '../createOnejob.js';
 import type { AnyCodeOperation } from '../library/defineOperation.js';
-import type { BackgroundRole } from '../library/startRoles.js';
+import { BACKGROUND_ROLES, type BackgroundRole } from '../library/startRoles.js';
 import { migrate } from '../db/migrate.js';
 import { type EmbeddedDatabase, startEmbedded } from '../db/startEmbedded.js';
 import { ApiKeys, devToken } from '../http/apiKeys.js';
 import { buildServer } from '../http/buildServer.js';
 import { createLogger } from '../observability/createLogger.js';
-import type { Role } from './roleStarters.js';
+
+/** The roles `onejob serve --role` accepts: the HTTP API and the background roles. */
+export type Role = 'api' | BackgroundRole;
+export const ROLES: readonly Role[] = ['api', ...BACKGROUND_ROLES];
 
 export interface ServiceOptions {
   roles?: readonly Role[];

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Command, type Machine, newMachine, step } from '../../src/attempts/jobMachine.js';
+import { type Command, type Machine, newMachine, step } from './jobMachine.js';
 import { backoffMs } from '../../src/attempts/retryPolicy.js';
 import {
   ATTEMPT_TRANSITIONS,

@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../../src/db/migrate.js';
-import { createEmptyDatabase, type TestDatabase } from '../helpers/testDatabase.js';
+import { isOnejobError } from '../../src/errors/OnejobError.js';
+import { spawnOnejob } from '../helpers/spawnOnejob.js';
+import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -37,5 +39,43 @@ describe('migrations', () => {
     for (const [i, m] of migrations.slice(1).entries())
       expect(m.version).toBeGreaterThan(migrations[i]!.version);
     expect(migrations[0]?.name).toBe('0001_core');
+  });
+
+  describe('a database migrated by a newer version', () => {
+    let newer: TestDatabase;
+    beforeAll(async () => {
+      newer = await createTestDatabase();
+      const client = new pg.Client({ connectionString: newer.url });
+      await client.connect();
+      try {
+        await client.query(
+          `INSERT INTO onejob.migrations (version, name) VALUES (9999, '9999_from_the_future')`,
+        );
+      } finally {
+        await client.end();
+      }
+    });
+    afterAll(async () => newer?.drop());
+
+    it('migrate refuses it with database_newer_than_code naming the unknown migration', async () => {
+      const error = await migrate(newer.url).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isOnejobError(error, 'database_newer_than_code')).toBe(true);
+      expect((error as Error).message).toMatch(/9999 \(9999_from_the_future\)/);
+    });
+
+    it('onejob serve refuses to start against it and says why', async () => {
+      const serve = spawnOnejob(['serve'], {
+        DATABASE_URL: newer.url,
+        ONEJOB_API_KEYS: 'tok=owner',
+        PORT: '0',
+      });
+      const exit = await serve.exited;
+      expect(exit).toBe(1);
+      expect(serve.output()).toMatch(/does not know/);
+      expect(serve.output()).toMatch(/9999_from_the_future/);
+    });
   });
 });

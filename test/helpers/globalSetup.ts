@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
 import pg from 'pg';
 import { loadMigrations, migrate } from '../../src/db/migrate.js';
-import { ADMIN_URL, databaseUrl } from './testDatabase.js';
+import { ADMIN_URL, databaseUrl, keptDatabasesFile } from './testDatabase.js';
 
 /**
  * Builds the migrated template database once per migration set (named after a hash of
@@ -38,6 +39,12 @@ export default async function setup() {
     await client.end();
   }
   return async () => {
+    // Databases of failed tests stay for inspection (their names were printed).
+    let kept: string[] = [];
+    try {
+      kept = readFileSync(keptDatabasesFile(run), 'utf8').split('\n').filter(Boolean);
+      rmSync(keptDatabasesFile(run));
+    } catch {}
     const c = new pg.Client({ connectionString: ADMIN_URL });
     await c.connect();
     try {
@@ -45,7 +52,8 @@ export default async function setup() {
         'SELECT datname FROM pg_database WHERE datname LIKE $1',
         [`onejob\\_%\\_${run}\\_%`],
       );
-      for (const { datname } of rows) await c.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+      for (const { datname } of rows)
+        if (!kept.includes(datname)) await c.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     } finally {
       await c.end();
     }

@@ -1,6 +1,9 @@
 // Test databases on a real PostgreSQL server: one migrated template per run, one clone per
 // test file (or per test), so files run in parallel without sharing state.
 import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 
 /** The server tests use: TEST_DATABASE_URL, else the local PostgreSQL on 127.0.0.1:5432. */
@@ -35,6 +38,55 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** This run's list of databases kept for failed tests; the global teardown spares them. */
+export const keptDatabasesFile = (runId = run()) => join(tmpdir(), `onejob-kept-databases-${runId}.txt`);
+
+// The databases this test file created, and whether a failed test asked to keep them.
+const created: string[] = [];
+let keeping = false;
+let lastFailedTest = '';
+
+/**
+ * Called when a test fails: the file's databases survive its cleanup and the run's
+ * teardown, and their names are printed with the test's, so the failure can be inspected.
+ */
+export function keepTestDatabases(testName: string): void {
+  keeping = true;
+  for (const name of created) reportKept(name, testName);
+  lastFailedTest = testName;
+}
+
+function reportKept(name: string, testName: string) {
+  appendFileSync(keptDatabasesFile(), `${name}\n`);
+  process.stderr.write(`kept database ${databaseUrl(name)} of failed test "${testName}"\n`);
+}
+
+function track(name: string): TestDatabase {
+  created.push(name);
+  if (keeping) reportKept(name, lastFailedTest);
+  return {
+    name,
+    url: databaseUrl(name),
+    drop: async () => {
+      if (keeping) return;
+      await admin(async (c) => {
+        // A pool ended just before may still be closing its sessions: FORCE would kill them
+        // mid-close and their clients would throw an uncaught error, so let them go first.
+        const deadline = Date.now() + 2_000;
+        for (;;) {
+          const { rows } = await c.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+            [name],
+          );
+          if (!rows[0]?.n || Date.now() > deadline) break;
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      });
+    },
+  };
+}
+
 /** A fresh, migrated database cloned from the template. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `onejob_t_${run()}_${randomBytes(5).toString('hex')}`;
@@ -51,22 +103,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       }
     }
   });
-  return {
-    name,
-    url: databaseUrl(name),
-    drop: () => admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
-  };
+  return track(name);
 }
 
 /** An empty database with no migrations at all (for migration tests). */
 export async function createEmptyDatabase(): Promise<TestDatabase> {
   const name = `onejob_e_${run()}_${randomBytes(5).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE ${name}`));
-  return {
-    name,
-    url: databaseUrl(name),
-    drop: () => admin(async (c) => void (await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
-  };
+  return track(name);
 }
 
 export { admin as withAdminClient };

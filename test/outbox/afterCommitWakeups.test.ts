@@ -10,7 +10,8 @@ import { JOB_SETTLED_CHANNEL, OUTBOX_CHANNEL, Wakeups } from '../../src/events/w
 import { JobSettledListener } from '../../src/jobs/jobSettledListener.js';
 import { publishEvent } from '../../src/outbox/publishEvent.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
-import { configWith, engine, waitFor } from './outboxTestKit.js';
+import { until } from '../helpers/until.js';
+import { configWith, engine } from './outboxTestKit.js';
 
 let db: TestDatabase;
 let pool: pg.Pool;
@@ -49,7 +50,7 @@ async function heardBeforeMarker(from = heard.length): Promise<{ channel: string
     JOB_SETTLED_CHANNEL,
     marker,
   ]);
-  await waitFor(async () => heard.filter((h) => h.payload === marker).length === 2, 'the markers');
+  await until('the markers', async () => heard.filter((h) => h.payload === marker).length === 2);
   return heard.slice(from).filter((h) => h.payload !== marker);
 }
 
@@ -87,24 +88,20 @@ describe('wake-ups after commit', () => {
   it('jobs.create and outbox.publish wake relays after their commit; cancel wakes the long-polls of that job', async () => {
     await heardBeforeMarker();
     const { job } = await onejob.jobs.create(request(`k-${randomUUID()}`));
-    await waitFor(
-      async () => heard.some((h) => h.channel === OUTBOX_CHANNEL),
-      'the relay wake-up after create',
+    await until('the relay wake-up after create', async () =>
+      heard.some((h) => h.channel === OUTBOX_CHANNEL),
     );
 
     heard.length = 0;
     await onejob.outbox.publish({ type: 'shop.order.paid', subject: 'order-2' });
-    await waitFor(
-      async () => heard.some((h) => h.channel === OUTBOX_CHANNEL),
-      'the relay wake-up after publish',
+    await until('the relay wake-up after publish', async () =>
+      heard.some((h) => h.channel === OUTBOX_CHANNEL),
     );
 
     heard.length = 0;
     await onejob.attempts.cancel('shop', job.id);
-    await waitFor(
-      async () =>
-        heard.some((h) => h.channel === JOB_SETTLED_CHANNEL && h.payload.split(',').includes(job.id)),
-      'the settled wake-up naming the job',
+    await until('the settled wake-up naming the job', async () =>
+      heard.some((h) => h.channel === JOB_SETTLED_CHANNEL && h.payload.split(',').includes(job.id)),
     );
   });
 

@@ -9,7 +9,8 @@ import type { Onejob } from '../../src/createOnejob.js';
 import { publishEvent } from '../../src/outbox/publishEvent.js';
 import { type Relay, startRelay } from '../../src/outbox/startRelay.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
-import { configWith, deliveryCounts, engine, streamMessages, uniqueName, waitFor } from './outboxTestKit.js';
+import { until } from '../helpers/until.js';
+import { configWith, deliveryCounts, engine, streamMessages, uniqueName } from './outboxTestKit.js';
 
 // A throwaway NATS server of this file's own, on a free loopback port, stopped and
 // started again by the test. Its store directory survives the restart, like a real one.
@@ -36,11 +37,11 @@ async function startNats() {
   server = spawn(NATS_SERVER, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
     stdio: 'ignore',
   });
-  await waitFor(async () => {
+  await until('nats-server to accept connections', async () => {
     const nc = await connect({ servers: url, reconnect: false }).catch(() => undefined);
     await nc?.close();
     return nc !== undefined;
-  }, 'nats-server to accept connections');
+  });
 }
 
 async function stopNats() {
@@ -93,16 +94,16 @@ const oldestGauge = async () =>
 describe('NATS unavailable under load', () => {
   it('the backlog grows while NATS is down, nothing is lost, and it drains when NATS returns', async () => {
     const before = await writeEvents(100, 0);
-    await waitFor(
-      async () => (await deliveryCounts(onejob.pool, 'nats')).published === 100,
+    await until(
       'the first events to be published',
+      async () => (await deliveryCounts(onejob.pool, 'nats')).published === 100,
     );
 
     await stopNats();
     const during = await writeEvents(400, 100);
-    await waitFor(
-      async () => (await backlogGauge()) >= 400,
+    await until(
       'onejob_outbox_backlog to show the backlog',
+      async () => (await backlogGauge()) >= 400,
       20_000,
     );
     expect(await oldestGauge()).toBeGreaterThan(0);
@@ -113,12 +114,12 @@ describe('NATS unavailable under load', () => {
     expect(counts.dead).toBeUndefined();
 
     await startNats();
-    await waitFor(
-      async () => (await deliveryCounts(onejob.pool, 'nats')).published === 500,
+    await until(
       'the backlog to drain',
+      async () => (await deliveryCounts(onejob.pool, 'nats')).published === 500,
       45_000,
     );
-    await waitFor(async () => (await backlogGauge()) === 0, 'onejob_outbox_backlog to return to 0', 10_000);
+    await until('onejob_outbox_backlog to return to 0', async () => (await backlogGauge()) === 0, 10_000);
 
     const stored = await streamMessages(stream, url);
     const ids = stored.map((m) => m.msgId);

@@ -5,6 +5,7 @@ import { publishEvent } from '../../src/outbox/publishEvent.js';
 import { startRelay } from '../../src/outbox/startRelay.js';
 import { spawnOnejob } from '../helpers/spawnOnejob.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
+import { until } from '../helpers/until.js';
 import {
   configFile,
   configWith,
@@ -13,7 +14,6 @@ import {
   NATS_URL,
   streamMessages,
   uniqueName,
-  waitFor,
 } from './outboxTestKit.js';
 
 // One stream and subject prefix per file, so parallel runs never share a stream.
@@ -87,10 +87,7 @@ describe('outbox relay to NATS JetStream', () => {
 
       const relay = spawnOnejob(['serve', '--role', 'relay', '--config', file], relayEnv());
       try {
-        await waitFor(
-          async () => (await publishedState(eventId)) === 'published',
-          'the event to be published',
-        );
+        await until('the event to be published', async () => (await publishedState(eventId)) === 'published');
       } finally {
         await relay.kill('SIGTERM');
       }
@@ -130,9 +127,9 @@ describe('outbox relay to NATS JetStream', () => {
 
       const relay = spawnOnejob(['serve', '--role', 'relay', '--config', file], relayEnv());
       try {
-        await waitFor(
-          async () => (await publishedState(eventId)) === 'published',
+        await until(
           'the event to be marked published',
+          async () => (await publishedState(eventId)) === 'published',
         );
         const line = await relay.waitForOutput(new RegExp(`"eventId":"${eventId}".*"duplicate":true`));
         expect(line).toContain('"publisher":"nats"');
@@ -172,9 +169,9 @@ describe('outbox relay to NATS JetStream', () => {
         subject: 'marker',
         data: {},
       });
-      await waitFor(
-        async () => (await publishedState(marker.id)) === 'published',
+      await until(
         'the marker to be published',
+        async () => (await publishedState(marker.id)) === 'published',
       );
       const messages = await streamMessages(stream);
       expect(messages.some((m) => m.event.subject === rolledBack)).toBe(false);
@@ -210,10 +207,8 @@ describe('outbox relay to NATS JetStream', () => {
           'SELECT seq::text FROM onejob.outbox WHERE id = ANY($1)',
           [later.map((e) => e.id)],
         );
-        await waitFor(
-          async () =>
-            (await Promise.all(later.map((e) => publishedState(e.id)))).every((s) => s === 'published'),
-          'the later events to be published',
+        await until('the later events to be published', async () =>
+          (await Promise.all(later.map((e) => publishedState(e.id)))).every((s) => s === 'published'),
         );
         // The early event holds a lower seq than every later one that already went out.
         const { rows } = await holder.query<{ seq: string }>(
@@ -224,9 +219,9 @@ describe('outbox relay to NATS JetStream', () => {
         expect((await streamMessages(stream)).some((m) => m.msgId === early.id)).toBe(false);
 
         await holder.query('COMMIT');
-        await waitFor(
-          async () => (await publishedState(early.id)) === 'published',
+        await until(
           'the early event to be published',
+          async () => (await publishedState(early.id)) === 'published',
         );
         expect((await streamMessages(stream)).filter((m) => m.msgId === early.id)).toHaveLength(1);
       } finally {

@@ -36,21 +36,6 @@ export async function configFile(config: OnejobConfig): Promise<string> {
   return file;
 }
 
-/** Polls `check` until it returns a truthy value (a condition on state, not a sleep). */
-export async function waitFor<T>(
-  check: () => Promise<T | undefined | false | null>,
-  what: string,
-  timeoutMs = 45_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 export async function deliveryCounts(pool: pg.Pool, publisher: string): Promise<Record<string, number>> {
   const { rows } = await pool.query<{ state: string; n: number }>(
     'SELECT state, count(*)::int AS n FROM onejob.outbox_deliveries WHERE publisher = $1 GROUP BY state',

@@ -7,15 +7,8 @@ import { publishEvent } from '../../src/outbox/publishEvent.js';
 import { startRelay } from '../../src/outbox/startRelay.js';
 import { spawnOnejob } from '../helpers/spawnOnejob.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
-import {
-  configFile,
-  configWith,
-  deliveryCounts,
-  engine,
-  RABBIT_URL,
-  uniqueName,
-  waitFor,
-} from './outboxTestKit.js';
+import { until } from '../helpers/until.js';
+import { configFile, configWith, deliveryCounts, engine, RABBIT_URL, uniqueName } from './outboxTestKit.js';
 
 // One exchange and queue per file, deleted at the end.
 const exchange = uniqueName('onejob.test.');
@@ -82,9 +75,9 @@ describe('outbox relay to RabbitMQ', () => {
       expect(await doomed.exited).toBe('SIGKILL');
       const relay = spawnOnejob(['serve', '--role', 'relay', '--config', file], env);
       try {
-        await waitFor(
-          async () => (await deliveryCounts(onejob.pool, 'rabbitmq')).published === 1,
+        await until(
           'the event to be marked published',
+          async () => (await deliveryCounts(onejob.pool, 'rabbitmq')).published === 1,
         );
       } finally {
         await relay.kill('SIGTERM');
@@ -159,7 +152,8 @@ describe('outbox relay to RabbitMQ', () => {
             }),
           );
         }
-        await waitFor(
+        await until(
+          'all 5,000 events to be published',
           async () => {
             const { rows } = await onejob.pool.query<{ n: number }>(
               `SELECT count(*)::int AS n FROM onejob.outbox_deliveries d JOIN onejob.outbox o ON o.id = d.event_id
@@ -170,7 +164,6 @@ describe('outbox relay to RabbitMQ', () => {
               (await deliveryCounts(onejob.pool, 'rabbitmq')).pending === undefined
             );
           },
-          'all 5,000 events to be published',
           120_000,
         );
       } finally {

@@ -8,7 +8,8 @@ import type { Onejob } from '../../src/createOnejob.js';
 import { publishEvent } from '../../src/outbox/publishEvent.js';
 import { type Relay, startRelay } from '../../src/outbox/startRelay.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/startTestApp.js';
-import { configWith, deliveryCounts, waitFor } from './outboxTestKit.js';
+import { until } from '../helpers/until.js';
+import { configWith, deliveryCounts } from './outboxTestKit.js';
 
 const SECRET_ENV = 'OUTBOX_TEST_WEBHOOK_SECRET';
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
@@ -105,9 +106,9 @@ describe('webhook publisher', () => {
       subject: 'order-1',
       data: { amount: 5 },
     });
-    await waitFor(
-      async () => (await deliveryState(event.id))?.state === 'published',
+    await until(
       'the webhook to be delivered',
+      async () => (await deliveryState(event.id))?.state === 'published',
     );
     const [delivery] = deliveriesOf(event.id);
     expect(delivery).toBeDefined();
@@ -134,9 +135,9 @@ describe('webhook publisher', () => {
       subject: 'order-retry',
       data: {},
     });
-    await waitFor(
-      async () => (await deliveryState(event.id))?.state === 'published',
+    await until(
       'the third try to succeed',
+      async () => (await deliveryState(event.id))?.state === 'published',
     );
     const tries = deliveriesOf(event.id);
     expect(tries.map((r) => r.status)).toEqual([500, 500, 200]);
@@ -153,9 +154,9 @@ describe('webhook publisher', () => {
       subject: 'order-poison',
       data: {},
     });
-    await waitFor(
-      async () => (await deliveryState(event.id))?.state === 'dead',
+    await until(
       'the event to become a dead letter',
+      async () => (await deliveryState(event.id))?.state === 'dead',
     );
     expect(deliveriesOf(event.id)).toHaveLength(3);
 
@@ -193,9 +194,9 @@ describe('webhook publisher', () => {
     });
     expect(replay.status).toBe(200);
     expect(await replay.json()).toEqual({ replayed: [{ eventId: event.id, publisher: 'webhook' }] });
-    await waitFor(
-      async () => (await deliveryState(event.id))?.state === 'published',
+    await until(
       'the replayed event to be delivered',
+      async () => (await deliveryState(event.id))?.state === 'published',
     );
     const tries = deliveriesOf(event.id);
     expect(tries.map((r) => r.status)).toEqual([500, 500, 500, 200]);
@@ -216,18 +217,18 @@ describe('webhook publisher', () => {
       subject: 'order-cli',
       data: {},
     });
-    await waitFor(
-      async () => (await deliveryState(event.id))?.state === 'dead',
+    await until(
       'the event to become a dead letter',
+      async () => (await deliveryState(event.id))?.state === 'dead',
     );
     const list = await runCli(['outbox', 'dead-letters', '--json']);
     expect(JSON.parse(list).items.map((d: { eventId: string }) => d.eventId)).toContain(event.id);
 
     scripts.set('order-cli', [200]);
     expect(await runCli(['outbox', 'replay', event.id])).toContain(`replaying ${event.id} to webhook`);
-    await waitFor(
-      async () => (await deliveryState(event.id))?.state === 'published',
+    await until(
       'the replayed event to be delivered',
+      async () => (await deliveryState(event.id))?.state === 'published',
     );
     expect(await deliveryCounts(onejob.pool, 'webhook')).not.toHaveProperty('dead');
   });

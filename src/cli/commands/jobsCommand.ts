@@ -1,12 +1,10 @@
 // `onejob jobs ...`: create and follow jobs against a running server, through the client SDK.
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
-import { type JobState, newIntentKey } from '../../client/index.js';
+import { JOB_STATES, type JobState, isJobState, newIntentKey } from '../../client/index.js';
 import { cliClient, clientConfig } from '../clientConfig.js';
 import { formatTable, printJson, shortTime } from '../formatTable.js';
 import { formatJob, formatJobList } from './jobsFormat.js';
-
-const STATES: readonly JobState[] = ['queued', 'running', 'succeeded', 'failed', 'unknown', 'cancelled'];
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -86,7 +84,7 @@ export function jobsCommand(program: Command) {
   jobs
     .command('list')
     .description('list jobs, newest first')
-    .option('-s, --state <state>', `only jobs in this state (${STATES.join(', ')})`)
+    .option('-s, --state <state>', `only jobs in this state (${JOB_STATES.join(', ')})`)
     .option('-o, --operation <operation>', 'only jobs of this operation')
     .option('-k, --key <key>', 'the job of this idempotency key')
     .option('-n, --limit <n>', 'jobs per page (1 to 200)', positiveInt, 20)
@@ -101,8 +99,8 @@ export function jobsCommand(program: Command) {
         cursor?: string;
         json?: boolean;
       }) => {
-        if (o.state && !STATES.includes(o.state as JobState))
-          throw new Error(`--state must be one of ${STATES.join(', ')}`);
+        if (o.state && !isJobState(o.state))
+          throw new Error(`--state must be one of ${JOB_STATES.join(', ')}`);
         const page = await cliClient().jobs.list({
           state: o.state as JobState | undefined,
           operation: o.operation,

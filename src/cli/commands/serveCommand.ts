@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/loadConfig.js';
-import { ROLES, type Role } from '../../service/roleStarters.js';
-import { StartupError, startService } from '../../service/startService.js';
+import { ROLES, type Role, StartupError, startService } from '../../service/startService.js';
 
 function parseRoles(value: string): Role[] {
   const roles = value

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Onejob } from '../../createOnejob.js';
 import { failpoint } from '../../failpoints/failpoints.js';
 import { parseIdempotencyKey } from '../../jobs/idempotencyKey.js';
-import type { JobState } from '../../jobs/jobView.js';
+import { JOB_STATES, type JobState } from '../../vocabulary/jobStates.js';
 import { ownerOf, traceparentOf } from '../requestContext.js';
 import { problemResponse } from '../schemas.js';
 
@@ -107,7 +107,7 @@ export async function jobsRoutes(app: FastifyInstance, { onejob }: { onejob: One
           type: 'object',
           additionalProperties: false,
           properties: {
-            state: { enum: ['queued', 'running', 'succeeded', 'failed', 'unknown', 'cancelled'] },
+            state: { enum: JOB_STATES },
             limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
             cursor: { type: 'string', maxLength: 200 },
             idempotencyKey: { type: 'string', maxLength: 255 },

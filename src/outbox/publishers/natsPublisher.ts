@@ -31,10 +31,18 @@ const STREAM_NOT_FOUND = 10059;
  * JetStream publisher: subject = type, header `Nats-Msg-Id` = event id, so JetStream drops
  * a republished event inside the stream's duplicate window and says so in the PubAck.
  */
+/** Defaults of the `nats` publisher's options (docs/configuration.md lists them). */
+export const NATS_DEFAULTS = {
+  stream: 'ONEJOB',
+  subjectPrefix: '',
+  timeoutMs: 5_000,
+  concurrency: 256,
+} as const;
+
 export function natsPublisher(options: NatsPublisherOptions): Publisher {
-  const stream = options.stream ?? 'ONEJOB';
-  const prefix = options.subjectPrefix ?? '';
-  const timeout = options.timeoutMs ?? 5_000;
+  const stream = options.stream ?? NATS_DEFAULTS.stream;
+  const prefix = options.subjectPrefix ?? NATS_DEFAULTS.subjectPrefix;
+  const timeout = options.timeoutMs ?? NATS_DEFAULTS.timeoutMs;
   let nc: NatsConnection | undefined;
   let js: JetStreamClient | undefined;
   let jsm: JetStreamManager | undefined;
@@ -102,7 +110,7 @@ export function natsPublisher(options: NatsPublisherOptions): Publisher {
   return {
     name: options.name ?? 'nats',
     kind: 'nats',
-    concurrency: options.concurrency ?? 256,
+    concurrency: options.concurrency ?? NATS_DEFAULTS.concurrency,
     async publish(e) {
       const client_ = await client();
       const subject = prefix + e.type;

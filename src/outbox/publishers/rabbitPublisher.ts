@@ -20,9 +20,17 @@ interface Connected {
  * RabbitMQ publisher: a confirm channel, persistent messages, `messageId` = event id and
  * routing key = type. An event counts as published only once the broker confirms it.
  */
+/** Defaults of the `rabbitmq` publisher's options (docs/configuration.md lists them). */
+export const RABBIT_DEFAULTS = {
+  exchange: 'onejob',
+  exchangeType: 'topic',
+  timeoutMs: 5_000,
+  concurrency: 256,
+} as const;
+
 export function rabbitPublisher(options: RabbitPublisherOptions): Publisher {
-  const exchange = options.exchange ?? 'onejob';
-  const timeout = options.timeoutMs ?? 5_000;
+  const exchange = options.exchange ?? RABBIT_DEFAULTS.exchange;
+  const timeout = options.timeoutMs ?? RABBIT_DEFAULTS.timeoutMs;
   let current: Connected | undefined;
   let connecting: Promise<Connected> | undefined;
 
@@ -44,7 +52,9 @@ export function rabbitPublisher(options: RabbitPublisherOptions): Publisher {
         );
         try {
           const channel = await connection.createConfirmChannel();
-          await channel.assertExchange(exchange, options.exchangeType ?? 'topic', { durable: true });
+          await channel.assertExchange(exchange, options.exchangeType ?? RABBIT_DEFAULTS.exchangeType, {
+            durable: true,
+          });
           const made: Connected = { connection, channel };
           // A closed connection or channel is dropped; the next publish connects again.
           const forget = () => {
@@ -72,7 +82,7 @@ export function rabbitPublisher(options: RabbitPublisherOptions): Publisher {
   return {
     name: options.name ?? 'rabbitmq',
     kind: 'rabbitmq',
-    concurrency: options.concurrency ?? 256,
+    concurrency: options.concurrency ?? RABBIT_DEFAULTS.concurrency,
     async publish(e) {
       const { channel } = await connected();
       const confirmed = new Promise<void>((resolve, reject) => {

@@ -20,13 +20,16 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNR
  * `webhook-signature`. A 2xx response is success; any other answer counts as a failed
  * try and is retried with backoff until the endpoint takes it or it becomes a dead letter.
  */
+/** Defaults of the `webhook` publisher's options (docs/configuration.md lists them). */
+export const WEBHOOK_DEFAULTS = { timeoutMs: 10_000, concurrency: 16 } as const;
+
 export function webhookPublisher(options: WebhookPublisherOptions): Publisher {
   const signer = new Webhook(options.secret);
-  const timeout = options.timeoutMs ?? 10_000;
+  const timeout = options.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs;
   return {
     name: options.name ?? 'webhook',
     kind: 'webhook',
-    concurrency: options.concurrency ?? 16,
+    concurrency: options.concurrency ?? WEBHOOK_DEFAULTS.concurrency,
     async publish(e) {
       const body = eventJson(e);
       const now = new Date();

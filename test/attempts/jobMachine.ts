@@ -1,6 +1,6 @@
 // One job and its attempts as a pure value, stepped by the commands the engine runs
 // (start, complete, fail, timeout, lease expiry, abandon, cancel). The SQL functions in
-// this folder make the same decisions through the same helpers; this model is what the
+// src/attempts make the same decisions through the same helpers; this model is what the
 // property test drives through random interleavings.
 import {
   type AttemptState,
@@ -12,7 +12,7 @@ import {
   type StartRefusal,
   settleAfterAttempt,
   winsCompareAndSwap,
-} from './stateMachine.js';
+} from '../../src/attempts/stateMachine.js';
 
 export interface MachineAttempt {
   n: number;

@@ -1,0 +1,10 @@
+// Types of generateMigrations.mjs, for the test that checks the compiled module.
+export interface MigrationFile {
+  version: number;
+  name: string;
+  sql: string;
+}
+export const MIGRATIONS_DIR: string;
+export const MODULE_PATH: string;
+export function readMigrationFiles(dir?: string): MigrationFile[];
+export function renderMigrationsModule(migrations: readonly MigrationFile[]): string;

@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  MODULE_PATH,
+  readMigrationFiles,
+  renderMigrationsModule,
+} from '../../scripts/generateMigrations.mjs';
+import { MIGRATIONS } from '../../src/db/migrations/index.js';
+
+// Released migrations never change: a database that applied one would not see the edit.
+// To change the schema, add a new migration and pin its hash here.
+const RELEASED: Record<string, string> = {
+  '0001_core': 'fd4f4bc54080bbc82b04129840d402fe72b503acacddea986a1892dc01b2c66f',
+  '0002_attempts': '5d2b19a02db7325e589968ab851cf609406aee2bb8512ba11750c4f1dc52ff13',
+  '0003_outbox': '640c857da3fd643c363ed6f424d07564658a79ffeb42a492cf33ca8d62d80744',
+  '0004_inbox': '1fd9be0045514abef174cc837dc3eb8fbe8c1c3d2d67455b0765c1b0b623db10',
+  '0005_ledger': 'ce496c6ac5ae111a84c0a29ba8255b197fa50c4159271f6b0ffd553b85bc82ab',
+  '0006_providers': '8033a57d97c7cb8a42a1e4708df979949b575d24acda079831205a07feb7f3ef',
+  '0007_attempt_costs': 'af9ed3b0f1753836d1495b1b120b61aeb6985ca9b7552ade6a800f6c0eee38cc',
+  '0008_notify_after_commit': 'd8b0b31e29d835293cb309638a9892ec912fe1dead90d8cbfb573961393f24b5',
+};
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+describe('compiled migrations', () => {
+  it('the compiled module is exactly what migrations/*.sql generate (run node scripts/generateMigrations.mjs)', () => {
+    expect(readFileSync(MODULE_PATH, 'utf8')).toBe(renderMigrationsModule(readMigrationFiles()));
+  });
+
+  it('the compiled migrations carry the SQL files byte for byte, in version order', () => {
+    const files = readMigrationFiles();
+    expect(MIGRATIONS.map((m) => m.name)).toEqual(files.map((f) => f.name));
+    MIGRATIONS.forEach((m, i) => {
+      expect(m.sql).toBe(files[i]!.sql);
+      expect(m.version).toBe(i + 1);
+    });
+  });
+
+  it.each(Object.entries(RELEASED))('released migration %s is never edited', (name, hash) => {
+    const migration = MIGRATIONS.find((m) => m.name === name);
+    expect(migration, `${name} is missing`).toBeDefined();
+    expect(sha256(migration!.sql)).toBe(hash);
+  });
+
+  it('every migration has its hash pinned here once released', () => {
+    expect(MIGRATIONS.map((m) => m.name)).toEqual(Object.keys(RELEASED));
+  });
+});
