@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { type AttemptsHandle, createAttemptsHandle } from './attempts/attemptsHandle.js';
 import type { OnejobConfig } from './config/types.js';
+import type { TxOption } from './engine/engineDeps.js';
 import { createPool, guardCheckedOutClients, type Queryable } from './db/createPool.js';
 import { isOnejobError, OnejobError } from './errors/OnejobError.js';
 import { Wakeups } from './events/wakeups.js';
@@ -49,11 +50,7 @@ export interface OnejobOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Options for calls that may join the caller's transaction. */
-export interface TxOption {
-  /** A client inside your open transaction: the job commits or rolls back with your rows. */
-  tx?: pg.PoolClient | pg.Client;
-}
+export type { TxOption };
 
 /** The engine, as the service, the worker and the relay use it. */
 export interface Onejob {

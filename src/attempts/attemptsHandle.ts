@@ -1,6 +1,6 @@
 // The attempt engine as the library exposes it (onejob.attempts): the same operations
 // the HTTP routes call, so the HTTP layer holds no logic of its own.
-import type { Onejob } from '../createOnejob.js';
+import type { WorkerDeps } from '../engine/engineDeps.js';
 import { getJob } from '../jobs/getJob.js';
 import type { AttemptView, JobView } from '../jobs/jobView.js';
 import { abandonAttempt } from './abandonAttempt.js';
@@ -29,7 +29,10 @@ export interface AttemptsHandle {
   startWorker(options?: WorkerOptions): Worker;
 }
 
-export function createAttemptsHandle(getOnejob: () => Onejob): AttemptsHandle {
+/** What the attempts handle needs of the engine: the worker's dependencies, and close() to stop its workers. */
+export type AttemptsDeps = WorkerDeps & { onClose(fn: () => Promise<void> | void): void };
+
+export function createAttemptsHandle(getOnejob: () => AttemptsDeps): AttemptsHandle {
   const workers = new Set<Worker>();
   return {
     async start(ownerId, jobId, options = {}) {
@@ -81,7 +84,7 @@ export function createAttemptsHandle(getOnejob: () => Onejob): AttemptsHandle {
   };
 }
 
-async function ownerOfJob(onejob: Onejob, jobId: string): Promise<string> {
+async function ownerOfJob(onejob: Pick<WorkerDeps, 'pool'>, jobId: string): Promise<string> {
   const { rows } = await onejob.pool.query<{ owner_id: string }>(
     'SELECT owner_id FROM onejob.jobs WHERE id = $1',
     [jobId],

@@ -1,7 +1,7 @@
 // Resolving an attempt whose outcome is unknown, without guessing: ask the provider
 // (statusUrl), or re-send the very same request where the provider dedupes on the
 // Idempotency-Key. Anything else waits for a late result or for a person to abandon it.
-import type { Onejob } from '../createOnejob.js';
+import type { WorkerDeps } from '../engine/engineDeps.js';
 import type { ProviderCall, ProviderOutcome, ProviderStatus } from '../providers/types.js';
 import type { AttemptRow } from './attemptRow.js';
 import { completeAttempt } from './completeAttempt.js';
@@ -20,7 +20,7 @@ export interface ReconcileJob {
 
 /** Applies a definite answer about an unknown attempt through the same CAS as a live one. */
 async function applyAnswer(
-  onejob: Onejob,
+  onejob: WorkerDeps,
   attempt: AttemptRow,
   outcome: ProviderOutcome,
   how: 'status' | 'resend',
@@ -42,7 +42,7 @@ async function applyAnswer(
 }
 
 export async function reconcileAttempt(
-  onejob: Onejob,
+  onejob: WorkerDeps,
   attempt: AttemptRow,
   job: ReconcileJob,
   signal: AbortSignal,

@@ -4,7 +4,7 @@
 // made by the functions next to this file; the worker only sequences them.
 import { hostname } from 'node:os';
 import { v7 as uuidv7 } from 'uuid';
-import type { Onejob } from '../createOnejob.js';
+import type { WorkerDeps } from '../engine/engineDeps.js';
 import { isOnejobError } from '../errors/OnejobError.js';
 import { failpoint } from '../failpoints/failpoints.js';
 import type { Operation } from '../operations/operationRegistry.js';
@@ -55,7 +55,7 @@ const ROTATION_CACHE_MS = 1_000;
 /** How often the onejob_jobs_unknown gauge is recounted (a count over the jobs table). */
 const UNKNOWN_GAUGE_MS = 10_000;
 
-export function startWorker(onejob: Onejob, options: WorkerOptions = {}): Worker {
+export function startWorker(onejob: WorkerDeps, options: WorkerOptions = {}): Worker {
   const configured = onejob.config.worker ?? {};
   const concurrency = options.concurrency ?? configured.concurrency ?? WORKER_DEFAULTS.concurrency;
   const leaseMs = options.leaseMs ?? configured.leaseMs ?? WORKER_DEFAULTS.leaseMs;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Onejob } from '../createOnejob.js';
+import type { InboxDeps } from '../engine/engineDeps.js';
 import { withTransaction } from '../db/createPool.js';
 import { checkCreateRequest } from '../jobs/createJob.js';
 import type { InboxSource } from './inboxSources.js';
@@ -62,7 +62,7 @@ export function inboxJobKey(source: string, eventId: string): string {
  * Records the event and creates its job in one transaction, storing the response; any
  * later delivery of the same event id gets that stored response back and creates nothing.
  */
-export async function acceptDelivery(onejob: Onejob, delivery: VerifiedDelivery): Promise<DeliveryAnswer> {
+export async function acceptDelivery(onejob: InboxDeps, delivery: VerifiedDelivery): Promise<DeliveryAnswer> {
   const { source, eventId } = delivery;
   const jobRequest = {
     ownerId: source.ownerId,

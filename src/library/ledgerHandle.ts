@@ -1,6 +1,6 @@
 // onejob.ledger: the append-only ledger, every write able to join your transaction.
 import type { Queryable } from '../db/createPool.js';
-import type { TxOption } from '../createOnejob.js';
+import type { TxOption } from '../engine/engineDeps.js';
 import type { TransferRequest } from '../ledger/checkTransferRequest.js';
 import { type CreateTransferResult, createTransfer } from '../ledger/createTransfer.js';
 import { type Balance, getBalance } from '../ledger/getBalance.js';

@@ -5,7 +5,7 @@ import { type ConsumeOnceResult, consumeOnce, pruneConsumerInbox } from '../outb
 import { type DeadLetterPage, listDeadLetters, replayDeadLetter } from '../outbox/deadLetters.js';
 import { type PublisherBacklog, outboxBacklog } from '../outbox/outboxBacklog.js';
 import { type PublishEventInput, type PublishEventResult, publishEvent } from '../outbox/publishEvent.js';
-import type { TxOption } from '../createOnejob.js';
+import type { TxOption } from '../engine/engineDeps.js';
 
 export interface OutboxHandle {
   /**

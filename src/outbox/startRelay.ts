@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import type { PublisherConfig } from '../config/types.js';
-import type { Onejob } from '../createOnejob.js';
+import type { RelayDeps } from '../engine/engineDeps.js';
 import { cleanupOutbox } from './cleanupOutbox.js';
 import { outboxBacklog } from './outboxBacklog.js';
 import { type OutboxSettings, outboxSettings, type RetryPolicy, retryPolicy } from './outboxSettings.js';
@@ -78,7 +78,7 @@ class Wakeup {
  * transaction, a retry coming due). Any number of relays may run against one database;
  * they share the work through row locks.
  */
-export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Promise<Relay> {
+export async function startRelay(onejob: RelayDeps, options: RelayOptions = {}): Promise<Relay> {
   const { pool, logger, metrics, config } = onejob;
   const log = logger.child({ role: 'relay' });
   const settings = { ...outboxSettings(config.outbox), ...options.settings };
