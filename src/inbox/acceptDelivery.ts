@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { InboxDeps } from '../engine/engineDeps.js';
 import { withTransaction } from '../db/createPool.js';
+import type { InboxDeps } from '../engine/engineDeps.js';
 import { checkCreateRequest } from '../jobs/createJob.js';
 import type { InboxSource } from './inboxSources.js';
 

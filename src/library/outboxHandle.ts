@@ -1,11 +1,11 @@
 // onejob.outbox: your own events through the same outbox as onejob's, the exactly-once
 // consumer helper, and the operator reads the HTTP layer serves.
 import type { Queryable } from '../db/createPool.js';
+import type { TxOption } from '../engine/engineDeps.js';
 import { type ConsumeOnceResult, consumeOnce, pruneConsumerInbox } from '../outbox/consumeOnce.js';
 import { type DeadLetterPage, listDeadLetters, replayDeadLetter } from '../outbox/deadLetters.js';
-import { type PublisherBacklog, outboxBacklog } from '../outbox/outboxBacklog.js';
+import { outboxBacklog, type PublisherBacklog } from '../outbox/outboxBacklog.js';
 import { type PublishEventInput, type PublishEventResult, publishEvent } from '../outbox/publishEvent.js';
-import type { TxOption } from '../engine/engineDeps.js';
 
 export interface OutboxHandle {
   /**

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import type { PublisherConfig } from '../config/types.js';
 import type { RelayDeps } from '../engine/engineDeps.js';
+import { OUTBOX_CHANNEL } from '../events/wakeups.js';
 import { cleanupOutbox } from './cleanupOutbox.js';
 import { outboxBacklog } from './outboxBacklog.js';
 import { type OutboxSettings, outboxSettings, type RetryPolicy, retryPolicy } from './outboxSettings.js';
@@ -9,8 +10,6 @@ import type { Publisher } from './publisher.js';
 import { createPublishers } from './publishers/createPublishers.js';
 import { registerPublishers } from './registerPublishers.js';
 import { relayBatch } from './relayBatch.js';
-
-import { OUTBOX_CHANNEL } from '../events/wakeups.js';
 
 /** Channel writers notify after committing outbox events (src/events/wakeups.ts). */
 export { OUTBOX_CHANNEL };

@@ -1,5 +1,5 @@
 // The providers × operations matrix behind GET /v1/providers and `onejob providers list`.
-import type { GateDeps, EngineDeps } from '../../engine/engineDeps.js';
+import type { EngineDeps, GateDeps } from '../../engine/engineDeps.js';
 import { contractHash, modelOf } from './contractHash.js';
 import { latestVerifications } from './verificationStore.js';
 
