@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { withTransaction } from './withTransaction.js';
 
 /** Migrations ship with the package, next to `src/` and `dist/`. */
 export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations');
@@ -61,16 +62,19 @@ export async function migrate(connectionString: string): Promise<MigrateResult> 
     const applied: string[] = [];
     for (const m of migrations) {
       if (done.has(m.version)) continue;
-      await client.query('BEGIN');
       try {
-        await client.query(m.sql);
-        await client.query('INSERT INTO onejob.migrations (version, name) VALUES ($1, $2)', [
-          m.version,
-          m.name,
-        ]);
-        await client.query('COMMIT');
+        await withTransaction(
+          client,
+          async (tx) => {
+            await tx.query(m.sql);
+            await tx.query('INSERT INTO onejob.migrations (version, name) VALUES ($1, $2)', [
+              m.version,
+              m.name,
+            ]);
+          },
+          { begin: true },
+        );
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
         throw new Error(`migration ${m.name} failed: ${(error as Error).message}`, { cause: error });
       }
       applied.push(m.name);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { withTransaction } from '../db/createPool.js';
+import { withTransaction } from '../db/withTransaction.js';
 import type { InboxDeps } from '../engine/engineDeps.js';
 import { checkCreateRequest } from '../jobs/createJob.js';
 import type { InboxSource } from './inboxSources.js';

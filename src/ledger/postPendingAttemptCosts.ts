@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { OnejobConfig } from '../config/types.js';
-import { withTransaction } from '../db/createPool.js';
+import { withTransaction } from '../db/withTransaction.js';
 import { postAttemptCost } from './postAttemptCost.js';
 
 // Finished attempts with a cost not yet in the ledger, oldest first. SKIP LOCKED lets
