@@ -4,6 +4,7 @@ import type { WorkerDeps } from '../engine/engineDeps.js';
 import { getJob } from '../jobs/getJob.js';
 import type { AttemptView, JobView } from '../jobs/jobView.js';
 import { abandonAttempt } from './abandonAttempt.js';
+import { applyAfterCommit } from './afterCommit.js';
 import { attemptView } from './attemptRow.js';
 import { cancelJob } from './cancelJob.js';
 import { providerForAttempt, requestedProvider } from './chooseProvider.js';
@@ -55,14 +56,13 @@ export function createAttemptsHandle(getOnejob: () => AttemptsDeps): AttemptsHan
     async abandon(ownerId, jobId, n, reason) {
       const onejob = getOnejob();
       await abandonAttempt(onejob.pool, onejob.operations, { jobId, ownerId, n, reason });
-      onejob.wakeups.jobSettled(jobId);
-      onejob.metrics.attempts.inc({ outcome: 'abandoned' });
+      applyAfterCommit(onejob, { jobId, outcome: 'abandoned' });
       return getJob(onejob.pool, ownerId ?? (await ownerOfJob(onejob, jobId)), jobId);
     },
     async cancel(ownerId, jobId) {
       const onejob = getOnejob();
       await cancelJob(onejob.pool, { jobId, ownerId });
-      onejob.wakeups.jobSettled(jobId);
+      applyAfterCommit(onejob, { jobId });
       return getJob(onejob.pool, ownerId ?? (await ownerOfJob(onejob, jobId)), jobId);
     },
     startWorker(options) {
