@@ -5,7 +5,7 @@ import type { OnejobConfig } from './config/types.js';
 import { createPool, guardCheckedOutClients, type Queryable } from './db/createPool.js';
 import type { TxOption } from './engine/engineDeps.js';
 import { isOnejobError, OnejobError } from './errors/OnejobError.js';
-import { Wakeups } from './events/wakeups.js';
+import { NotificationHub } from './events/notificationHub.js';
 import { archiveJobs } from './jobs/archiveJobs.js';
 import { type CreateJobRequest, type CreateJobResult, createJob } from './jobs/createJob.js';
 import { getJob } from './jobs/getJob.js';
@@ -15,7 +15,6 @@ import {
   listJobDeliveries,
   listJobEvents,
 } from './jobs/jobHistory.js';
-import { JobSettledListener } from './jobs/jobSettledListener.js';
 import { type JobView, SETTLED_JOB_STATES } from './jobs/jobView.js';
 import { type JobPage, type ListJobsQuery, listJobs } from './jobs/listJobs.js';
 import type { AnyCodeOperation } from './library/defineOperation.js';
@@ -96,7 +95,7 @@ export interface Onejob {
    * created jobs or published events with `{ tx }`, call `outbox()` to have them
    * published now rather than at the relay's next poll.
    */
-  readonly wakeups: Wakeups;
+  readonly wakeups: NotificationHub;
   /** Starts the background roles in this process: the worker and the outbox relay (default both). */
   start(options?: StartOptions): Promise<RunningRoles>;
   /** Stops the roles start() started; the pool stays open (close() ends everything). */
@@ -148,9 +147,9 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
     (pool as unknown as { options?: { connectionString?: string } }).options?.connectionString;
   const config: OnejobConfig = options.config ?? { providers: {}, operations: {} };
   const operations = new OperationRegistry(config);
-  const listener = connectionString ? new JobSettledListener(connectionString, logger) : undefined;
   const closers: (() => Promise<void> | void)[] = [];
-  const wakeups = new Wakeups(pool, { logger });
+  // The process's one LISTEN connection, and the wake-ups sent after commit.
+  const wakeups = new NotificationHub(pool, { logger, connectionString });
   const outbox = createOutboxHandle(pool);
 
   const db = (o?: TxOption): Queryable => o?.tx ?? pool;
@@ -196,8 +195,7 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
           const left = deadline - Date.now();
           if (SETTLED_JOB_STATES.includes(job.state) || left <= 0) return job;
           // The notification may have fired before we listened; re-read at least every 500 ms.
-          if (listener) await listener.wait(id, Math.min(left, 500));
-          else await new Promise((r) => setTimeout(r, Math.min(left, 200)));
+          await wakeups.waitForJob(id, Math.min(left, 500));
         }
       },
       archive: (finishedBefore, o) => archiveJobs(pool, finishedBefore, o),
@@ -235,7 +233,6 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
       await onejob.stop();
       for (const fn of closers.reverse()) await fn();
       await wakeups.close();
-      await listener?.close();
       if (ownsPool) await pool.end();
     },
   };

@@ -25,6 +25,15 @@ export interface WakeupSender {
   jobSettled(jobId: string): void;
 }
 
+/** Wake-ups, and the process's one LISTEN connection (src/events/notificationHub.ts). */
+export interface WakeupHub extends WakeupSender {
+  /**
+   * Calls `handler` with each notification's payload on `channel`, and with null when
+   * listening (re)starts; resolves to the function that stops it.
+   */
+  listen(channel: string, handler: (payload: string | null) => void): Promise<() => Promise<void>>;
+}
+
 /** Everything a part of the engine may be given; each part names the few it uses. */
 export interface EngineDeps {
   readonly pool: pg.Pool;
@@ -46,7 +55,9 @@ export type EffectDeps = Pick<EngineDeps, 'wakeups' | 'metrics' | 'logger'>;
 export type WorkerDeps = EngineDeps;
 
 /** The relay. */
-export type RelayDeps = Pick<EngineDeps, 'pool' | 'config' | 'metrics' | 'logger'>;
+export type RelayDeps = Pick<EngineDeps, 'pool' | 'config' | 'metrics' | 'logger'> & {
+  readonly wakeups: WakeupHub;
+};
 
 /** Contract verification and the providers matrix. */
 export type VerifyDeps = Pick<EngineDeps, 'pool' | 'config' | 'operations' | 'metrics' | 'logger'> & {

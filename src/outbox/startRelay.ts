@@ -96,38 +96,9 @@ export async function startRelay(onejob: RelayDeps, options: RelayOptions = {}):
 
   await registerPublishers(pool, publishers);
 
-  // LISTEN on a client of its own, taken again if the connection drops; meanwhile the
-  // poll keeps the loops going.
-  let listener: pg.PoolClient | undefined;
-  // A dropped connection and stop() may both release the listener; pg throws on a second release.
-  const released = new WeakSet<pg.PoolClient>();
-  const release = (client: pg.PoolClient, error?: Error) => {
-    if (released.has(client)) return;
-    released.add(client);
-    client.release(error);
-  };
-  const listen = async (): Promise<void> => {
-    while (!stopping.signal.aborted) {
-      try {
-        const client = await pool.connect();
-        client.on('notification', wakeAll);
-        client.on('error', (error) => {
-          log.warn({ err: error }, 'outbox listener connection lost');
-          if (listener === client) listener = undefined;
-          release(client, error);
-          if (!stopping.signal.aborted) void sleep(settings.pollMs).then(listen, () => undefined);
-        });
-        await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
-        listener = client;
-        wakeAll();
-        return;
-      } catch (error) {
-        log.warn({ err: error }, 'outbox listener cannot connect; polling meanwhile');
-        await sleep(settings.pollMs, undefined, { signal: stopping.signal }).catch(() => undefined);
-      }
-    }
-  };
-  await listen();
+  // Woken through the process's one LISTEN connection (src/events/notificationHub.ts),
+  // which reconnects by itself; meanwhile the poll keeps the loops going.
+  const unlisten = await onejob.wakeups.listen(OUTBOX_CHANNEL, wakeAll);
 
   const runPublisher = async (publisher: Publisher, policy: RetryPolicy) => {
     const wakeup = new Wakeup();
@@ -222,12 +193,7 @@ export async function startRelay(onejob: RelayDeps, options: RelayOptions = {}):
         clearInterval(cleanupTimer);
         await Promise.all(loops);
         for (const p of publishers) await p.close().catch(() => undefined);
-        const client = listener;
-        listener = undefined;
-        if (client) {
-          await client.query(`UNLISTEN ${OUTBOX_CHANNEL}`).catch(() => undefined);
-          release(client);
-        }
+        await unlisten();
       })();
       return stopped;
     },
