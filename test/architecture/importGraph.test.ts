@@ -2,8 +2,11 @@
 // (src/engine/engineDeps.ts) instead of the engine, so no domain folder imports
 // createOnejob.ts, src/ has no import cycles, and no function grows past what a reader
 // can hold at once. Runs without a database.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { functionLengths, importCycles, importGraph } from './sourceGraph.js';
+import { functionLengths, importCycles, importGraph, SRC } from './sourceGraph.js';
 
 const DOMAIN_FOLDERS = ['jobs', 'attempts', 'outbox', 'inbox', 'ledger', 'providers', 'library'];
 
@@ -30,6 +33,22 @@ describe('the import graph of src/', () => {
       .filter(([, imports]) => imports.includes('createOnejob.ts'))
       .map(([file]) => file);
     expect(offenders).toEqual([]);
+  });
+
+  it('the domain imports nothing above it: no handles, routes, dashboard, service or CLI', () => {
+    const above = ['library/', 'http/', 'dashboard/', 'service/', 'cli/', 'demo/', 'createOnejob.ts'];
+    const offenders = [...graph]
+      .filter(([file]) => DOMAIN_FOLDERS.includes(file.split('/')[0] ?? '') && !file.startsWith('library/'))
+      .flatMap(([file, imports]) =>
+        imports.filter((i) => above.some((a) => i.startsWith(a))).map((i) => `${file} -> ${i}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it('engine/engineDeps.ts imports types only', () => {
+    const text = readFileSync(join(SRC, 'engine/engineDeps.ts'), 'utf8');
+    const valueImports = text.split('\n').filter((l) => /^import (?!type )/.test(l));
+    expect(valueImports).toEqual([]);
   });
 
   it('has no import cycles beyond the known, shrinking list', () => {
