@@ -76,6 +76,15 @@ export class NotificationHub extends Wakeups {
     });
   }
 
+  /**
+   * Job `jobId` may have settled (called after commit): its waiters in this process
+   * re-read it at once, and every other process hears it through the notification.
+   */
+  override jobSettled(jobId: string): void {
+    super.jobSettled(jobId);
+    for (const wake of [...(this.jobWaiters.get(jobId) ?? [])]) wake();
+  }
+
   /** Sends what is queued, wakes every waiter, and ends the connection. */
   override async close(): Promise<void> {
     await super.close();
