@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type pg from 'pg';
 import type { PublisherConfig } from '../config/types.js';
 import type { RelayDeps } from '../engine/engineDeps.js';
 import { OUTBOX_CHANNEL } from '../events/wakeups.js';
