@@ -7,6 +7,7 @@ import { defineConfig } from 'vitest/config';
  * listed here that starts needing the database fails there (no template is set up).
  */
 export const UNIT_TESTS = [
+  'test/architecture/importGraph.test.ts',
   'test/attempts/stateMachine.property.test.ts',
   'test/chaos/checker.test.ts',
   'test/chaos/faultSchedule.test.ts',

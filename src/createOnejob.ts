@@ -3,8 +3,9 @@ import type { Logger } from 'pino';
 import { type AttemptsHandle, createAttemptsHandle } from './attempts/attemptsHandle.js';
 import type { OnejobConfig } from './config/types.js';
 import { createPool, guardCheckedOutClients, type Queryable } from './db/createPool.js';
+import type { TxOption } from './engine/engineDeps.js';
 import { isOnejobError, OnejobError } from './errors/OnejobError.js';
-import { Wakeups } from './events/wakeups.js';
+import { NotificationHub } from './events/notificationHub.js';
 import { archiveJobs } from './jobs/archiveJobs.js';
 import { type CreateJobRequest, type CreateJobResult, createJob } from './jobs/createJob.js';
 import { createJobBatcher } from './jobs/createJobBatcher.js';
@@ -15,7 +16,6 @@ import {
   listJobDeliveries,
   listJobEvents,
 } from './jobs/jobHistory.js';
-import { JobSettledListener } from './jobs/jobSettledListener.js';
 import { type JobView, SETTLED_JOB_STATES } from './jobs/jobView.js';
 import { type JobPage, type ListJobsQuery, listJobs } from './jobs/listJobs.js';
 import type { AnyCodeOperation } from './library/defineOperation.js';
@@ -59,11 +59,7 @@ export interface OnejobOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Options for calls that may join the caller's transaction. */
-export interface TxOption {
-  /** A client inside your open transaction: the job commits or rolls back with your rows. */
-  tx?: pg.PoolClient | pg.Client;
-}
+export type { TxOption };
 
 /** The engine, as the service, the worker and the relay use it. */
 export interface Onejob {
@@ -109,7 +105,7 @@ export interface Onejob {
    * created jobs or published events with `{ tx }`, call `outbox()` to have them
    * published now rather than at the relay's next poll.
    */
-  readonly wakeups: Wakeups;
+  readonly wakeups: NotificationHub;
   /** Starts the background roles in this process: the worker and the outbox relay (default both). */
   start(options?: StartOptions): Promise<RunningRoles>;
   /** Stops the roles start() started; the pool stays open (close() ends everything). */
@@ -171,9 +167,9 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
     (pool as unknown as { options?: { connectionString?: string } }).options?.connectionString;
   const config: OnejobConfig = options.config ?? { providers: {}, operations: {} };
   const operations = new OperationRegistry(config);
-  const listener = connectionString ? new JobSettledListener(connectionString, logger) : undefined;
   const closers: (() => Promise<void> | void)[] = [];
-  const wakeups = new Wakeups(pool, { logger });
+  // The process's one LISTEN connection, and the wake-ups sent after commit.
+  const wakeups = new NotificationHub(pool, { logger, connectionString });
   const outbox = createOutboxHandle(pool);
   const batcher = createJobBatcher(pool, operations, {
     maxBatchSize: config.intake?.maxBatchSize,
@@ -232,8 +228,7 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
           const left = deadline - Date.now();
           if (SETTLED_JOB_STATES.includes(job.state) || left <= 0) return job;
           // The notification may have fired before we listened; re-read at least every 500 ms.
-          if (listener) await listener.wait(id, Math.min(left, 500));
-          else await new Promise((r) => setTimeout(r, Math.min(left, 200)));
+          await wakeups.waitForJob(id, Math.min(left, 500));
         }
       },
       archive: (finishedBefore, o) => archiveJobs(pool, finishedBefore, o),
@@ -271,7 +266,6 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
       await onejob.stop();
       for (const fn of closers.reverse()) await fn();
       await wakeups.close();
-      await listener?.close();
       if (ownsPool) await pool.end();
     },
   };

@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/createPool.js';
+import { withTransaction } from '../db/withTransaction.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { recordJobEvent } from '../events/recordJobEvent.js';
 import type { OperationRegistry } from '../operations/operationRegistry.js';
-import { inTransaction } from './inTransaction.js';
 import { lockJob } from './lockJob.js';
 import { settleJob } from './settleJob.js';
 import { missingJob } from './startAttempt.js';
@@ -38,7 +38,7 @@ export async function abandonAttempt(
   operations: OperationRegistry,
   req: AbandonRequest,
 ): Promise<{ attemptId: string }> {
-  return inTransaction(db, async (tx) => {
+  return withTransaction(db, async (tx) => {
     const job = await lockJob(tx, req.jobId, req.ownerId);
     if (!job) throw await missingJob(tx, req.jobId, req.ownerId);
     const refuse = (state: string) =>

@@ -1,9 +1,10 @@
 // The attempt engine as the library exposes it (onejob.attempts): the same operations
 // the HTTP routes call, so the HTTP layer holds no logic of its own.
-import type { Onejob } from '../createOnejob.js';
+import type { WorkerDeps } from '../engine/engineDeps.js';
 import { getJob } from '../jobs/getJob.js';
 import type { AttemptView, JobView } from '../jobs/jobView.js';
 import { abandonAttempt } from './abandonAttempt.js';
+import { applyAfterCommit } from './afterCommit.js';
 import { attemptView } from './attemptRow.js';
 import { cancelJob } from './cancelJob.js';
 import { providerForAttempt, requestedProvider } from './chooseProvider.js';
@@ -32,7 +33,10 @@ export interface AttemptsHandle {
   startWorker(options?: WorkerOptions): Worker;
 }
 
-export function createAttemptsHandle(getOnejob: () => Onejob): AttemptsHandle {
+/** What the attempts handle needs of the engine: the worker's dependencies, and close() to stop its workers. */
+export type AttemptsDeps = WorkerDeps & { onClose(fn: () => Promise<void> | void): void };
+
+export function createAttemptsHandle(getOnejob: () => AttemptsDeps): AttemptsHandle {
   const workers = new Set<Worker>();
   return {
     async start(ownerId, jobId, options = {}) {
@@ -55,14 +59,13 @@ export function createAttemptsHandle(getOnejob: () => Onejob): AttemptsHandle {
     async abandon(ownerId, jobId, n, reason) {
       const onejob = getOnejob();
       await abandonAttempt(onejob.pool, onejob.operations, { jobId, ownerId, n, reason });
-      onejob.wakeups.jobSettled(jobId);
-      onejob.metrics.attempts.inc({ outcome: 'abandoned' });
+      applyAfterCommit(onejob, { jobId, outcome: 'abandoned' });
       return getJob(onejob.pool, ownerId ?? (await ownerOfJob(onejob, jobId)), jobId);
     },
     async cancel(ownerId, jobId) {
       const onejob = getOnejob();
       await cancelJob(onejob.pool, { jobId, ownerId });
-      onejob.wakeups.jobSettled(jobId);
+      applyAfterCommit(onejob, { jobId });
       return getJob(onejob.pool, ownerId ?? (await ownerOfJob(onejob, jobId)), jobId);
     },
     startWorker(options) {
@@ -84,7 +87,7 @@ export function createAttemptsHandle(getOnejob: () => Onejob): AttemptsHandle {
   };
 }
 
-async function ownerOfJob(onejob: Onejob, jobId: string): Promise<string> {
+async function ownerOfJob(onejob: Pick<WorkerDeps, 'pool'>, jobId: string): Promise<string> {
   const { rows } = await onejob.pool.query<{ owner_id: string }>(
     'SELECT owner_id FROM onejob.jobs WHERE id = $1',
     [jobId],

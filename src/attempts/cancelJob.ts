@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/createPool.js';
+import { withTransaction } from '../db/withTransaction.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { recordJobEvent } from '../events/recordJobEvent.js';
-import { inTransaction } from './inTransaction.js';
 import { lockJob } from './lockJob.js';
 import { missingJob } from './startAttempt.js';
 import { attemptStatesInto, jobStatesInto, sqlStates } from './stateMachine.js';
@@ -28,7 +28,7 @@ export async function cancelJob(
   db: Queryable,
   req: { jobId: string; ownerId: string | null },
 ): Promise<{ cancelled: boolean }> {
-  return inTransaction(db, async (tx) => {
+  return withTransaction(db, async (tx) => {
     const job = await lockJob(tx, req.jobId, req.ownerId);
     if (!job) throw await missingJob(tx, req.jobId, req.ownerId);
     if (job.state === 'cancelled') return { cancelled: false };

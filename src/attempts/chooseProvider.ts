@@ -1,4 +1,4 @@
-import type { Onejob } from '../createOnejob.js';
+import type { GateDeps } from '../engine/engineDeps.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import type { Operation } from '../operations/operationRegistry.js';
 import { canFailOverTo } from '../providers/failoverGate.js';
@@ -8,7 +8,7 @@ import { canFailOverTo } from '../providers/failoverGate.js';
  * primary. A non-primary provider is used only if the failover gate allows it;
  * otherwise the attempt goes to the primary.
  */
-export async function providerForAttempt(onejob: Onejob, operation: Operation, n: number): Promise<string> {
+export async function providerForAttempt(onejob: GateDeps, operation: Operation, n: number): Promise<string> {
   const primary = operation.providers[0];
   if (!primary) throw new Error(`operation ${operation.name} lists no provider`);
   const candidate = operation.providers[(n - 1) % operation.providers.length] ?? primary;
@@ -20,7 +20,7 @@ export async function providerForAttempt(onejob: Onejob, operation: Operation, n
  * providerForAttempt for every attempt number at once: index (n-1) % length is the
  * provider of attempt n. The batch claim statement picks from this list.
  */
-export async function providerRotation(onejob: Onejob, operation: Operation): Promise<string[]> {
+export async function providerRotation(onejob: GateDeps, operation: Operation): Promise<string[]> {
   const primary = operation.providers[0];
   if (!primary) throw new Error(`operation ${operation.name} lists no provider`);
   return Promise.all(
@@ -32,7 +32,7 @@ export async function providerRotation(onejob: Onejob, operation: Operation): Pr
 
 /** The provider after `current` in the operation's list, if the gate allows failing over to it. */
 export async function hedgeProvider(
-  onejob: Onejob,
+  onejob: GateDeps,
   operation: Operation,
   current: string,
 ): Promise<string | undefined> {
@@ -45,7 +45,7 @@ export async function hedgeProvider(
 
 /** The provider a person asked for (the fallback button): listed, and verified unless it is the primary. */
 export async function requestedProvider(
-  onejob: Onejob,
+  onejob: GateDeps,
   operation: Operation,
   provider: string,
 ): Promise<string> {

@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/createPool.js';
+import { withTransaction } from '../db/withTransaction.js';
 import { recordJobEvent } from '../events/recordJobEvent.js';
 import type { Usage } from '../providers/types.js';
 import { payloadDigest } from './attemptRow.js';
-import { inTransaction } from './inTransaction.js';
 import { lockJob } from './lockJob.js';
 import { attemptStatesInto, jobStatesInto, sqlStates } from './stateMachine.js';
 
@@ -62,7 +62,7 @@ export async function completeAttempt(
   attemptId: string,
   outcome: AttemptResult,
 ): Promise<Completion> {
-  return inTransaction(db, async (tx) => {
+  return withTransaction(db, async (tx) => {
     const { rows: of } = await tx.query<{ job_id: string }>(JOB_OF_SQL, [attemptId]);
     const jobId = of[0]?.job_id;
     if (!jobId) throw new Error(`attempt ${attemptId} does not exist`);

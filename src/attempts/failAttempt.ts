@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/createPool.js';
+import { withTransaction } from '../db/withTransaction.js';
 import { recordJobEvent } from '../events/recordJobEvent.js';
 import type { OperationRegistry } from '../operations/operationRegistry.js';
 import type { AttemptError, Usage } from '../providers/types.js';
-import { inTransaction } from './inTransaction.js';
 import { lockJob } from './lockJob.js';
 import { type SettleResult, settleJob } from './settleJob.js';
 import { attemptStatesInto, sqlStates } from './stateMachine.js';
@@ -43,7 +43,7 @@ export async function failAttempt(
   failure: AttemptFailure,
   options: FailOptions = {},
 ): Promise<FailResult> {
-  return inTransaction(db, async (tx) => {
+  return withTransaction(db, async (tx) => {
     const { rows: of } = await tx.query<{ job_id: string }>(JOB_OF_SQL, [attemptId]);
     const job = of[0] ? await lockJob(tx, of[0].job_id) : undefined;
     if (!job) return { failed: false };

@@ -56,17 +56,21 @@ export async function releaseLease(db: Queryable, attemptId: string, workerId: s
 }
 
 const EXPIRED_SQL = `
-SELECT id, state FROM onejob.attempts
+SELECT id, job_id, state FROM onejob.attempts
 WHERE state IN ('starting', 'running') AND lease_expires_at < now()
 ORDER BY lease_expires_at
 LIMIT $1`;
 
+/** An attempt whose worker stopped renewing the lease, with its job (whose waiters are woken). */
+export interface ExpiredLease {
+  id: string;
+  job_id: string;
+  state: 'starting' | 'running';
+}
+
 /** Attempts whose worker stopped renewing the lease. */
-export async function findExpiredLeases(
-  db: Queryable,
-  limit = 100,
-): Promise<{ id: string; state: 'starting' | 'running' }[]> {
-  const { rows } = await db.query<{ id: string; state: 'starting' | 'running' }>(EXPIRED_SQL, [limit]);
+export async function findExpiredLeases(db: Queryable, limit = 100): Promise<ExpiredLease[]> {
+  const { rows } = await db.query<ExpiredLease>(EXPIRED_SQL, [limit]);
   return rows;
 }
 

@@ -1,15 +1,28 @@
 // Resolving an attempt whose outcome is unknown, without guessing: ask the provider
 // (statusUrl), or re-send the very same request where the provider dedupes on the
 // Idempotency-Key. Anything else waits for a late result or for a person to abandon it.
-import type { Onejob } from '../createOnejob.js';
+import type { EngineDeps } from '../engine/engineDeps.js';
 import type { ProviderCall, ProviderOutcome, ProviderStatus } from '../providers/types.js';
+import { type AfterCommit, afterCompletion, afterFailure } from './afterCommit.js';
 import type { AttemptRow } from './attemptRow.js';
 import { completeAttempt } from './completeAttempt.js';
 import { failAttempt } from './failAttempt.js';
 
+/**
+ * What reconciliation found. A resolved one has committed its settlement; the caller
+ * applies `afterCommit` (src/attempts/afterCommit.ts) to wake the job's waiters.
+ */
 export type Reconciliation =
-  | { resolved: true; how: 'status' | 'resend' | 'pure_timeout'; outcome: ProviderOutcome['kind'] }
+  | {
+      resolved: true;
+      how: 'status' | 'resend' | 'pure_timeout';
+      outcome: ProviderOutcome['kind'];
+      afterCommit: AfterCommit;
+    }
   | { resolved: false; why: string };
+
+/** Reconciliation reads and writes the database and asks the attempt's provider. */
+export type ReconcileDeps = Pick<EngineDeps, 'pool' | 'operations' | 'providers'>;
 
 export interface ReconcileJob {
   id: string;
@@ -20,29 +33,26 @@ export interface ReconcileJob {
 
 /** Applies a definite answer about an unknown attempt through the same CAS as a live one. */
 async function applyAnswer(
-  onejob: Onejob,
+  onejob: ReconcileDeps,
   attempt: AttemptRow,
   outcome: ProviderOutcome,
   how: 'status' | 'resend',
 ): Promise<Reconciliation> {
   if (outcome.kind === 'success') {
     const done = await completeAttempt(onejob.pool, attempt.id, outcome);
-    onejob.metrics.attempts.inc({ outcome: done.kind === 'won' ? 'succeeded' : done.kind });
-    if (done.kind === 'lost_race') onejob.metrics.attemptRaces.inc();
-    return { resolved: true, how, outcome: 'success' };
+    return { resolved: true, how, outcome: 'success', afterCommit: afterCompletion(attempt.job_id, done) };
   }
   if (outcome.kind === 'failure') {
     const failed = await failAttempt(onejob.pool, onejob.operations, attempt.id, outcome, {
       from: ['unknown'],
     });
-    if (failed.failed) onejob.metrics.attempts.inc({ outcome: 'failed' });
-    return { resolved: true, how, outcome: 'failure' };
+    return { resolved: true, how, outcome: 'failure', afterCommit: afterFailure(attempt.job_id, failed) };
   }
   return { resolved: false, why: `${how}: ${outcome.error.code}` };
 }
 
 export async function reconcileAttempt(
-  onejob: Onejob,
+  onejob: ReconcileDeps,
   attempt: AttemptRow,
   job: ReconcileJob,
   signal: AbortSignal,
@@ -58,8 +68,12 @@ export async function reconcileAttempt(
       { error: { code: 'no_answer', message: 'no answer arrived before the grace period ended' } },
       { from: ['unknown'] },
     );
-    if (failed.failed) onejob.metrics.attempts.inc({ outcome: 'failed' });
-    return { resolved: true, how: 'pure_timeout', outcome: 'failure' };
+    return {
+      resolved: true,
+      how: 'pure_timeout',
+      outcome: 'failure',
+      afterCommit: afterFailure(attempt.job_id, failed),
+    };
   }
   const provider = onejob.providers.get(attempt.provider);
   if (!provider) return { resolved: false, why: `provider ${attempt.provider} is not available here` };

@@ -1,11 +1,11 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../db/createPool.js';
 import { sqlState, UNIQUE_VIOLATION } from '../db/sqlstate.js';
+import { withTransaction } from '../db/withTransaction.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { recordJobEvent } from '../events/recordJobEvent.js';
 import type { Operation, OperationRegistry } from '../operations/operationRegistry.js';
 import { ATTEMPT_COLUMNS, type AttemptRow } from './attemptRow.js';
-import { inTransaction } from './inTransaction.js';
 import { type LockedJob, lockJob } from './lockJob.js';
 import { jobStatesInto, refuseStart, type StartRefusal, sqlStates } from './stateMachine.js';
 
@@ -144,7 +144,7 @@ export async function startAttempt(
   operations: OperationRegistry,
   req: StartAttemptRequest,
 ): Promise<StartedAttempt> {
-  return inTransaction(db, async (tx) => {
+  return withTransaction(db, async (tx) => {
     const job = await lockJob(tx, req.jobId, req.ownerId ?? null);
     if (!job) throw await missingJob(tx, req.jobId, req.ownerId ?? null);
     const operation = operations.get(job.operation);

@@ -1,32 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { Ajv, type ErrorObject } from 'ajv';
-import { type OutputRule, ruleProblems } from '../providers/inference/outputRules.js';
 import { inboxSources } from '../inbox/inboxSources.js';
+import { type OutputRule, ruleProblems } from '../providers/inference/outputRules.js';
+import { ConfigError } from './ConfigError.js';
 import { configSchema } from './configSchema.js';
 import { defaultConfig } from './defaultConfig.js';
 import type { OnejobConfig } from './types.js';
 
-/**
- * A configuration the service refuses to start with. `path` is a JSON pointer to the bad key.
- *
- * @example
- * ```ts
- * try {
- *   await loadConfig('onejob.json');
- * } catch (error) {
- *   if (error instanceof ConfigError) console.error(error.path, error.message); // '/providers/pay/idempotant'
- *   throw error;
- * }
- * ```
- */
-export class ConfigError extends Error {
-  readonly path: string;
-  constructor(path: string, message: string, source = 'config') {
-    super(`${source}: ${path || '/'} ${message}`);
-    this.name = 'ConfigError';
-    this.path = path;
-  }
-}
+export { ConfigError };
 
 const ajv = new Ajv({ allErrors: false, discriminator: true, strict: false });
 const validateShape = ajv.compile(configSchema);

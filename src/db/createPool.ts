@@ -44,22 +44,3 @@ export function guardCheckedOutClients(pool: pg.Pool, logger?: Logger): void {
 
 /** Anything that can run a query: a pool, or a client inside the caller's transaction. */
 export type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
-
-/** Runs `fn` inside a transaction on a client from `pool`, committing on success. */
-export async function withTransaction<T>(
-  pool: pg.Pool,
-  fn: (client: pg.PoolClient) => Promise<T>,
-): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}

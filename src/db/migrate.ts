@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { OnejobError } from '../errors/OnejobError.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
+import { withTransaction } from './withTransaction.js';
 
 export type { Migration };
 
@@ -61,16 +62,19 @@ export async function migrate(connectionString: string): Promise<MigrateResult> 
     const applied: string[] = [];
     for (const m of migrations) {
       if (done.has(m.version)) continue;
-      await client.query('BEGIN');
       try {
-        await client.query(m.sql);
-        await client.query('INSERT INTO onejob.migrations (version, name) VALUES ($1, $2)', [
-          m.version,
-          m.name,
-        ]);
-        await client.query('COMMIT');
+        await withTransaction(
+          client,
+          async (tx) => {
+            await tx.query(m.sql);
+            await tx.query('INSERT INTO onejob.migrations (version, name) VALUES ($1, $2)', [
+              m.version,
+              m.name,
+            ]);
+          },
+          { begin: true },
+        );
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
         throw new Error(`migration ${m.name} failed: ${(error as Error).message}`, { cause: error });
       }
       applied.push(m.name);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Onejob } from '../createOnejob.js';
-import { withTransaction } from '../db/createPool.js';
+import { withTransaction } from '../db/withTransaction.js';
+import type { InboxDeps } from '../engine/engineDeps.js';
 import { checkCreateRequest } from '../jobs/createJob.js';
 import type { InboxSource } from './inboxSources.js';
 
@@ -76,7 +76,7 @@ export function inboxJobKey(source: string, eventId: string): string {
  * const answer = await acceptDelivery(onejob, verifiedDelivery);
  * ```
  */
-export async function acceptDelivery(onejob: Onejob, delivery: VerifiedDelivery): Promise<DeliveryAnswer> {
+export async function acceptDelivery(onejob: InboxDeps, delivery: VerifiedDelivery): Promise<DeliveryAnswer> {
   const { source, eventId } = delivery;
   const jobRequest = {
     ownerId: source.ownerId,

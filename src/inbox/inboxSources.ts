@@ -1,4 +1,4 @@
-import { ConfigError } from '../config/loadConfig.js';
+import { ConfigError } from '../config/ConfigError.js';
 import type { InboxSourceConfig, OnejobConfig } from '../config/types.js';
 import {
   DEFAULT_TOLERANCE_SECONDS,

@@ -1,4 +1,4 @@
-import type { Onejob } from '../createOnejob.js';
+import type { InboxDeps } from '../engine/engineDeps.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { acceptDelivery, type DeliveryAnswer } from './acceptDelivery.js';
 import { eventIdOf } from './eventIdOf.js';
@@ -25,7 +25,7 @@ export interface RawDelivery {
  * ```
  */
 export async function receiveWebhook(
-  onejob: Onejob,
+  onejob: InboxDeps,
   source: InboxSource,
   delivery: RawDelivery,
   now: Date = new Date(),

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { withTransaction } from '../db/createPool.js';
+import { withTransaction } from '../db/withTransaction.js';
 import { attemptsJson, JOB_COLUMNS, type JobRow, jobView } from './jobView.js';
 
 export interface ArchiveResult {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { OnejobConfig } from '../config/types.js';
-import { withTransaction } from '../db/createPool.js';
+import { withTransaction } from '../db/withTransaction.js';
 import { FINISHED_ATTEMPT_STATES } from '../vocabulary/attemptStates.js';
 import { postAttemptCost } from './postAttemptCost.js';
 

@@ -1,7 +1,7 @@
 // onejob.inbox: signed webhooks received from your own HTTP framework, with the same
 // answers `POST /v1/inbox/{source}` gives.
 import type { OnejobConfig } from '../config/types.js';
-import type { Onejob } from '../createOnejob.js';
+import type { InboxDeps } from '../engine/engineDeps.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import type { DeliveryAnswer } from '../inbox/acceptDelivery.js';
 import { type InboxSource, inboxSources } from '../inbox/inboxSources.js';
@@ -35,7 +35,7 @@ export interface InboxHandle {
 }
 
 export function createInboxHandle(
-  getOnejob: () => Onejob,
+  getOnejob: () => InboxDeps,
   config: OnejobConfig,
   env: NodeJS.ProcessEnv = process.env,
 ): InboxHandle {

@@ -1,7 +1,7 @@
 // onejob.ledger: the append-only ledger, every call able to join your transaction. Every
 // method takes one request object naming its owner, and `{ tx }` as its second argument.
 import type { Queryable } from '../db/createPool.js';
-import type { TxOption } from '../createOnejob.js';
+import type { TxOption } from '../engine/engineDeps.js';
 import type { TransferRequest } from '../ledger/checkTransferRequest.js';
 import { type CreateTransferResult, createTransfer } from '../ledger/createTransfer.js';
 import { type Balance, getBalance } from '../ledger/getBalance.js';

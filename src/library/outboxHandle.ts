@@ -1,6 +1,7 @@
 // onejob.outbox: your own events through the same outbox as onejob's, the exactly-once
 // consumer helper, and the operator reads the HTTP layer serves.
 import type { Queryable } from '../db/createPool.js';
+import type { TxOption } from '../engine/engineDeps.js';
 import { type ConsumeOnceResult, consumeOnce, pruneConsumerInbox } from '../outbox/consumeOnce.js';
 import {
   type DeadLetterPage,
@@ -16,7 +17,6 @@ import {
   type PublisherBacklog,
 } from '../outbox/outboxBacklog.js';
 import { type PublishEventInput, type PublishEventResult, publishEvent } from '../outbox/publishEvent.js';
-import type { TxOption } from '../createOnejob.js';
 
 /**
  * `onejob.outbox`: your own events through the transactional outbox, the exactly-once

@@ -1,6 +1,6 @@
 // onejob.providers: the configured adapters by name, plus their contract verification
 // status and the verification run the HTTP API and the CLI offer.
-import type { Onejob } from '../createOnejob.js';
+import type { VerifyDeps } from '../engine/engineDeps.js';
 import type { ProviderRegistry } from '../providers/createProviders.js';
 import { type ProviderStatus, providerStatuses } from '../providers/verification/providerStatus.js';
 import {
@@ -22,12 +22,12 @@ export interface ProvidersHandle extends ProviderRegistry {
   verify(name: string, operation: string, options?: VerifyOptions): Promise<VerificationReport>;
 }
 
-export function createProvidersHandle(registry: ProviderRegistry, getOnejob: () => Onejob): ProvidersHandle {
+export function createProvidersHandle(registry: ProviderRegistry, getDeps: () => VerifyDeps): ProvidersHandle {
   // The registry itself stays the object (workers and tests call get/set on it).
   return Object.assign(registry, {
-    list: () => providerStatuses(getOnejob()),
-    status: async (name: string) => (await providerStatuses(getOnejob())).find((p) => p.name === name),
+    list: () => providerStatuses(getDeps()),
+    status: async (name: string) => (await providerStatuses(getDeps())).find((p) => p.name === name),
     verify: (name: string, operation: string, options: VerifyOptions = {}) =>
-      verifyProvider(getOnejob(), name, operation, { requestedBy: 'library', ...options }),
+      verifyProvider(getDeps(), name, operation, { requestedBy: 'library', ...options }),
   });
 }

@@ -1,7 +1,8 @@
 // The background roles of an engine (worker, relay), started and stopped as a group:
 // `onejob.start()` in a library, `onejob serve --role` in the service.
-import type { Onejob } from '../createOnejob.js';
+import type { AttemptsHandle } from '../attempts/attemptsHandle.js';
 import type { WorkerOptions } from '../attempts/worker.js';
+import type { RelayDeps } from '../engine/engineDeps.js';
 import { startCostPoster } from '../ledger/postPendingAttemptCosts.js';
 import { type Relay, type RelayOptions, startRelay } from '../outbox/startRelay.js';
 
@@ -49,7 +50,10 @@ export interface RunningRoles {
   stop(): Promise<void>;
 }
 
-export async function startRoles(onejob: Onejob, options: StartOptions = {}): Promise<RunningRoles> {
+/** What the roles need of the engine: the relay's dependencies and a way to start a worker. */
+export type RolesDeps = RelayDeps & { readonly attempts: Pick<AttemptsHandle, 'startWorker'> };
+
+export async function startRoles(onejob: RolesDeps, options: StartOptions = {}): Promise<RunningRoles> {
   const roles = options.roles ?? BACKGROUND_ROLES;
   for (const role of roles)
     if (!BACKGROUND_ROLES.includes(role)) throw new TypeError(`unknown role "${role}"`);

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { withTransaction } from '../db/createPool.js';
+import { withTransaction } from '../db/withTransaction.js';
 
 const KNOWN_SQL = `SELECT name FROM onejob.outbox_publishers WHERE name = ANY($1::text[])`;
 

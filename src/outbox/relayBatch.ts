@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { withTransaction } from '../db/withTransaction.js';
 import { failpoint } from '../failpoints/failpoints.js';
 import { type ClaimedDelivery, claimOutboxBatch } from './claimOutboxBatch.js';
 import { markPublished, markRefused, markUnavailable, type RefusedDelivery } from './markPublished.js';
@@ -37,16 +38,12 @@ export async function relayBatch(
     dead: [],
     unavailable: undefined,
   };
-  const client = await pool.connect();
-  let failed: Error | undefined;
-  try {
-    await client.query('BEGIN');
+  // A relay that dies at any point takes its row locks with its connection; a failed
+  // pass rolls back and discards its client.
+  return withTransaction(pool, async (client) => {
     const runs = await claimOutboxBatch(client, publisher.name, batchSize);
     result.claimed = runs.reduce((n, run) => n + run.length, 0);
-    if (result.claimed === 0) {
-      await client.query('COMMIT');
-      return result;
-    }
+    if (result.claimed === 0) return result;
     await failpoint('relay.before_publish');
 
     const published: string[] = [];
@@ -87,16 +84,8 @@ export async function relayBatch(
     result.dead = await markRefused(client, publisher.name, refused, policy.maxDeliveries);
     if (result.unavailable)
       await markUnavailable(client, publisher.name, untried, result.unavailable.message);
-    await client.query('COMMIT');
     return result;
-  } catch (error) {
-    failed = error as Error;
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    // A client whose transaction failed is discarded rather than reused.
-    client.release(failed);
-  }
+  });
 }
 
 async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

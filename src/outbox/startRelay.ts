@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type pg from 'pg';
 import type { PublisherConfig } from '../config/types.js';
-import type { Onejob } from '../createOnejob.js';
+import type { RelayDeps } from '../engine/engineDeps.js';
+import { OUTBOX_CHANNEL } from '../events/wakeups.js';
 import { cleanupOutbox } from './cleanupOutbox.js';
 import { outboxBacklog } from './outboxBacklog.js';
 import { type OutboxSettings, outboxSettings, type RetryPolicy, retryPolicy } from './outboxSettings.js';
@@ -9,8 +9,6 @@ import type { Publisher } from './publisher.js';
 import { createPublishers } from './publishers/createPublishers.js';
 import { registerPublishers } from './registerPublishers.js';
 import { relayBatch } from './relayBatch.js';
-
-import { OUTBOX_CHANNEL } from '../events/wakeups.js';
 
 /** Channel writers notify after committing outbox events (src/events/wakeups.ts). */
 export { OUTBOX_CHANNEL };
@@ -88,7 +86,7 @@ class Wakeup {
  * await relay.stop();
  * ```
  */
-export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Promise<Relay> {
+export async function startRelay(onejob: RelayDeps, options: RelayOptions = {}): Promise<Relay> {
   const { pool, logger, metrics, config } = onejob;
   const log = logger.child({ role: 'relay' });
   const settings = { ...outboxSettings(config.outbox), ...options.settings };
@@ -107,38 +105,9 @@ export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Pr
 
   await registerPublishers(pool, publishers);
 
-  // LISTEN on a client of its own, taken again if the connection drops; meanwhile the
-  // poll keeps the loops going.
-  let listener: pg.PoolClient | undefined;
-  // A dropped connection and stop() may both release the listener; pg throws on a second release.
-  const released = new WeakSet<pg.PoolClient>();
-  const release = (client: pg.PoolClient, error?: Error) => {
-    if (released.has(client)) return;
-    released.add(client);
-    client.release(error);
-  };
-  const listen = async (): Promise<void> => {
-    while (!stopping.signal.aborted) {
-      try {
-        const client = await pool.connect();
-        client.on('notification', wakeAll);
-        client.on('error', (error) => {
-          log.warn({ err: error }, 'outbox listener connection lost');
-          if (listener === client) listener = undefined;
-          release(client, error);
-          if (!stopping.signal.aborted) void sleep(settings.pollMs).then(listen, () => undefined);
-        });
-        await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
-        listener = client;
-        wakeAll();
-        return;
-      } catch (error) {
-        log.warn({ err: error }, 'outbox listener cannot connect; polling meanwhile');
-        await sleep(settings.pollMs, undefined, { signal: stopping.signal }).catch(() => undefined);
-      }
-    }
-  };
-  await listen();
+  // Woken through the process's one LISTEN connection (src/events/notificationHub.ts),
+  // which reconnects by itself; meanwhile the poll keeps the loops going.
+  const unlisten = await onejob.wakeups.listen(OUTBOX_CHANNEL, wakeAll);
 
   const runPublisher = async (publisher: Publisher, policy: RetryPolicy) => {
     const wakeup = new Wakeup();
@@ -233,12 +202,7 @@ export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Pr
         clearInterval(cleanupTimer);
         await Promise.all(loops);
         for (const p of publishers) await p.close().catch(() => undefined);
-        const client = listener;
-        listener = undefined;
-        if (client) {
-          await client.query(`UNLISTEN ${OUTBOX_CHANNEL}`).catch(() => undefined);
-          release(client);
-        }
+        await unlisten();
       })();
       return stopped;
     },

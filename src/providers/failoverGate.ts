@@ -1,4 +1,4 @@
-import type { Onejob } from '../createOnejob.js';
+import type { GateDeps } from '../engine/engineDeps.js';
 import type { Operation } from '../operations/operationRegistry.js';
 import { contractHash } from './verification/contractHash.js';
 import { latestPassedForContract } from './verification/verificationStore.js';
@@ -14,7 +14,7 @@ import './inference/registerInferenceInputCheck.js';
  * older prompt, schema, rule set or model, is not a fallback.
  */
 export async function canFailOverTo(
-  onejob: Onejob,
+  onejob: GateDeps,
   operation: Operation,
   provider: string,
 ): Promise<boolean> {

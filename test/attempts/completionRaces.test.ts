@@ -3,7 +3,7 @@ import { payloadDigest } from '../../src/attempts/attemptRow.js';
 import { completeAttempt } from '../../src/attempts/completeAttempt.js';
 import { markRunning } from '../../src/attempts/leases.js';
 import { startAttempt } from '../../src/attempts/startAttempt.js';
-import { withTransaction } from '../../src/db/createPool.js';
+import { withTransaction } from '../../src/db/withTransaction.js';
 import { type FakePaymentServer, Gate, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import {

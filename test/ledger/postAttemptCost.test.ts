@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction } from '../../src/db/createPool.js';
+import { withTransaction } from '../../src/db/withTransaction.js';
 import { getBalance } from '../../src/ledger/getBalance.js';
 import { attemptCostAccounts, postAttemptCost } from '../../src/ledger/postAttemptCost.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';

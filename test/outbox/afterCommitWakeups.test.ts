@@ -6,8 +6,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cancelJob } from '../../src/attempts/cancelJob.js';
 import type { Onejob } from '../../src/createOnejob.js';
+import { NotificationHub } from '../../src/events/notificationHub.js';
 import { JOB_SETTLED_CHANNEL, OUTBOX_CHANNEL, Wakeups } from '../../src/events/wakeups.js';
-import { JobSettledListener } from '../../src/jobs/jobSettledListener.js';
 import { publishEvent } from '../../src/outbox/publishEvent.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 import { until } from '../helpers/until.js';
@@ -125,12 +125,12 @@ describe('wake-ups after commit', () => {
   });
 
   it('a long-poll waiting on one job wakes on a list of settled ids that names it', async () => {
-    const settled = new JobSettledListener(db.url);
+    const settled = new NotificationHub(pool, { connectionString: db.url });
     try {
       const id = randomUUID();
       let woke = false;
       const started = Date.now();
-      const waiting = settled.wait(id, 20_000).then(() => {
+      const waiting = settled.waitForJob(id, 20_000).then(() => {
         woke = true;
       });
       // The listener connects on first use; send until it has heard one.

@@ -89,6 +89,12 @@ interface TransferBody {
 }
 
 export async function ledgerRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
+  transferRoutes(app, onejob);
+  accountRoutes(app, onejob);
+}
+
+/** Recording, reversing and reading transfers. */
+function transferRoutes(app: FastifyInstance, onejob: Onejob) {
   app.post<{ Body: TransferBody }>(
     '/v1/ledger/transfers',
     {
@@ -178,7 +184,10 @@ export async function ledgerRoutes(app: FastifyInstance, { onejob }: { onejob: O
     },
     async (request) => onejob.ledger.getTransfer({ ownerId: ownerOf(request), id: request.params.id }),
   );
+}
 
+/** Balances and entries of an account, as of a moment. */
+function accountRoutes(app: FastifyInstance, onejob: Onejob) {
   app.get<{ Params: { account: string }; Querystring: { asOf?: string } }>(
     '/v1/ledger/accounts/:account',
     {

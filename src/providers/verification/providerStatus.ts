@@ -1,5 +1,5 @@
 // The providers × operations matrix behind GET /v1/providers and `onejob providers list`.
-import type { Onejob } from '../../createOnejob.js';
+import type { EngineDeps, GateDeps } from '../../engine/engineDeps.js';
 import { contractHash, modelOf } from './contractHash.js';
 import { latestVerifications } from './verificationStore.js';
 
@@ -29,7 +29,9 @@ export interface ProviderStatus {
  * verified: the latest verification under the current contract passed; failed: it did not;
  * stale: verifications exist, but only for an earlier contract; never: none at all.
  */
-export async function providerStatuses(onejob: Onejob): Promise<ProviderStatus[]> {
+export async function providerStatuses(
+  onejob: GateDeps & Pick<EngineDeps, 'operations'>,
+): Promise<ProviderStatus[]> {
   const pairs: { provider: string; operation: string; hash: string; role: 'primary' | 'fallback' }[] = [];
   for (const opName of onejob.operations.names()) {
     const operation = onejob.operations.get(opName);

@@ -5,7 +5,7 @@
 // the full round trip through its adapter. Every run is stored with its contract hash.
 import { v7 as uuidv7 } from 'uuid';
 import type { OperationConfig, ProviderConfig } from '../../config/types.js';
-import type { Onejob } from '../../createOnejob.js';
+import type { VerifyDeps } from '../../engine/engineDeps.js';
 import { OnejobError } from '../../errors/OnejobError.js';
 import type { Operation } from '../../operations/operationRegistry.js';
 import { createProviders } from '../createProviders.js';
@@ -191,7 +191,7 @@ const counts = (s: CheckResult['status']) => s === 'passed' || s === 'waived' ||
  * Throws operation_unknown / provider_unknown when the pair is not configured.
  */
 export async function verifyProvider(
-  onejob: Onejob,
+  onejob: VerifyDeps,
   providerName: string,
   operationName: string,
   options: VerifyOptions = {},
@@ -208,10 +208,7 @@ export async function verifyProvider(
     );
   }
   // The engine's own adapters when it has them, so verification exercises what production runs.
-  const registry =
-    options.providers ??
-    (onejob as unknown as { providers?: VerifyOptions['providers'] }).providers ??
-    createProviders(onejob.config, options.env);
+  const registry = options.providers ?? onejob.providers ?? createProviders(onejob.config, options.env);
   const provider = registry.get(providerName);
   if (!provider)
     throw new OnejobError(

@@ -1,0 +1,127 @@
+// The worker's housekeeping, on timers beside the claim loop: renewing the leases of the
+// attempts it holds, turning other workers' expired leases into definite failures or
+// unknown outcomes, reconciling unknown attempts, and recounting the unknown-jobs gauge.
+import { type AfterCommit, afterFailure, afterUnknown } from './afterCommit.js';
+import type { AttemptRow } from './attemptRow.js';
+import { failAttempt } from './failAttempt.js';
+import { claimUnknownAttempt, type ExpiredLease, findExpiredLeases, renewLeases } from './leases.js';
+import { markUnknown } from './markUnknown.js';
+import { type ReconcileJob, reconcileAttempt } from './reconcileAttempt.js';
+import { settled, track, type WorkerState } from './workerState.js';
+
+const JOB_SQL = 'SELECT id, operation, input, traceparent FROM onejob.jobs WHERE id = $1';
+const UNKNOWN_JOBS_SQL = `SELECT count(*)::int AS n FROM onejob.jobs WHERE state = 'unknown'`;
+
+/** How often the onejob_jobs_unknown gauge is recounted (a count over the jobs table). */
+const UNKNOWN_GAUGE_MS = 10_000;
+
+/** Starts the housekeeping timers; they stop once `state.housekeeping` is false. */
+export function startHousekeeping(state: WorkerState): Set<NodeJS.Timeout> {
+  const { leaseMs } = state.settings;
+  const timers = new Set<NodeJS.Timeout>();
+  const every = (ms: number, fn: (state: WorkerState) => Promise<void>) => {
+    const tick = async () => {
+      try {
+        await fn(state);
+      } catch (error) {
+        state.log.warn({ err: error }, 'worker housekeeping failed');
+      }
+      if (state.housekeeping) schedule();
+    };
+    const schedule = () => {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        void tick();
+      }, ms);
+      timers.add(t);
+    };
+    schedule();
+  };
+  every(Math.max(20, Math.floor(leaseMs / 3)), heartbeat);
+  every(Math.max(20, Math.min(1_000, Math.floor(leaseMs / 2))), maintain);
+  return timers;
+}
+
+async function heartbeat(state: WorkerState): Promise<void> {
+  const ids = [...state.held];
+  if (ids.length === 0) return;
+  const kept = await renewLeases(state.deps.pool, ids, state.id, state.settings.leaseMs);
+  for (const attemptId of ids) {
+    if (!kept.has(attemptId))
+      state.log.debug({ attemptId }, 'attempt resolved elsewhere; its late answer will be recorded only');
+  }
+}
+
+async function maintain(state: WorkerState): Promise<void> {
+  const { pool } = state.deps;
+  for (const expired of await findExpiredLeases(pool)) settled(state, await expireLease(state, expired));
+  for (let i = 0; i < 5 && state.running; i++) {
+    const unknown = await claimUnknownAttempt(pool, state.id, state.settings.leaseMs);
+    if (!unknown) break;
+    // A late heartbeat can let our own reconciliation's lease lapse; never run it twice.
+    if (!state.held.has(unknown.id)) track(state, reconcile(state, unknown));
+  }
+  // A count over the jobs table: too dear for every tick of every worker.
+  if (Date.now() - state.unknownCountedAt >= UNKNOWN_GAUGE_MS) {
+    state.unknownCountedAt = Date.now();
+    const { rows } = await pool.query<{ n: number }>(UNKNOWN_JOBS_SQL);
+    state.deps.metrics.jobsUnknown.set(rows[0]?.n ?? 0);
+  }
+}
+
+/**
+ * An attempt whose worker stopped renewing its lease: one that never called its provider
+ * failed definitely; one that did has an unknown outcome.
+ */
+async function expireLease(state: WorkerState, expired: ExpiredLease): Promise<AfterCommit> {
+  const { pool, operations } = state.deps;
+  if (expired.state === 'starting') {
+    const failed = await failAttempt(
+      pool,
+      operations,
+      expired.id,
+      {
+        error: {
+          code: 'lease_expired_before_call',
+          message: 'the worker stopped before calling the provider',
+        },
+      },
+      { from: ['starting'], leaseExpiredOnly: true },
+    );
+    return afterFailure(expired.job_id, failed);
+  }
+  const marked = await markUnknown(
+    pool,
+    operations,
+    expired.id,
+    { code: 'lease_expired', message: 'the worker running this attempt stopped renewing its lease' },
+    { leaseExpiredOnly: true },
+  );
+  return {
+    ...afterUnknown(expired.job_id, marked),
+    log: marked.marked
+      ? {
+          level: 'warn',
+          message: 'lease expired: attempt outcome unknown',
+          fields: { attemptId: expired.id, job: marked.job },
+        }
+      : undefined,
+  };
+}
+
+async function reconcile(state: WorkerState, attempt: AttemptRow): Promise<void> {
+  state.held.add(attempt.id);
+  const controller = new AbortController();
+  state.calls.set(attempt.id, controller);
+  try {
+    const { rows } = await state.deps.pool.query<ReconcileJob>(JOB_SQL, [attempt.job_id]);
+    if (!rows[0]) return;
+    const result = await reconcileAttempt(state.deps, attempt, rows[0], controller.signal);
+    const { afterCommit, ...logged } = result.resolved ? result : { ...result, afterCommit: undefined };
+    if (afterCommit) settled(state, afterCommit);
+    state.log.info({ jobId: attempt.job_id, n: attempt.n, result: logged }, 'reconciliation');
+  } finally {
+    state.calls.delete(attempt.id);
+    state.held.delete(attempt.id);
+  }
+}

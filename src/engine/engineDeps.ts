@@ -1,0 +1,70 @@
+// What the engine's parts receive instead of the whole engine. A leaf: it imports types
+// only, from modules that import nothing of the engine, so the worker, the relay,
+// reconciliation, verification, the failover gate and the inbox depend on a pool, a
+// config and a few registries, never on createOnejob.ts (the test in
+// test/architecture/importGraph.test.ts keeps it that way).
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { OnejobConfig } from '../config/types.js';
+import type { CreateJobRequest, CreateJobResult } from '../jobs/createJob.js';
+import type { Metrics } from '../observability/createMetrics.js';
+import type { OperationRegistry } from '../operations/operationRegistry.js';
+import type { ProviderRegistry } from '../providers/createProviders.js';
+
+/** Options for calls that may join the caller's transaction. */
+export interface TxOption {
+  /** A client inside your open transaction: the job commits or rolls back with your rows. */
+  tx?: pg.PoolClient | pg.Client;
+}
+
+/** Wake-ups sent after commit (src/events/wakeups.ts). */
+export interface WakeupSender {
+  /** Committed outbox events may be pending: relays look now. */
+  outbox(): void;
+  /** Job `jobId` may have settled: its long-polls re-read it now (relays are woken too). */
+  jobSettled(jobId: string): void;
+}
+
+/** Wake-ups, and the process's one LISTEN connection (src/events/notificationHub.ts). */
+export interface WakeupHub extends WakeupSender {
+  /**
+   * Calls `handler` with each notification's payload on `channel`, and with null when
+   * listening (re)starts; resolves to the function that stops it.
+   */
+  listen(channel: string, handler: (payload: string | null) => void): Promise<() => Promise<void>>;
+}
+
+/** Everything a part of the engine may be given; each part names the few it uses. */
+export interface EngineDeps {
+  readonly pool: pg.Pool;
+  readonly config: OnejobConfig;
+  readonly operations: OperationRegistry;
+  readonly providers: ProviderRegistry;
+  readonly wakeups: WakeupSender;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+}
+
+/** The failover gate and the provider choice: the verifications table and the config. */
+export type GateDeps = Pick<EngineDeps, 'pool' | 'config'>;
+
+/** What applies a settlement's effects after commit (src/attempts/settlement.ts). */
+export type EffectDeps = Pick<EngineDeps, 'wakeups' | 'metrics' | 'logger'>;
+
+/** The worker and reconciliation. */
+export type WorkerDeps = EngineDeps;
+
+/** The relay. */
+export type RelayDeps = Pick<EngineDeps, 'pool' | 'config' | 'metrics' | 'logger'> & {
+  readonly wakeups: WakeupHub;
+};
+
+/** Contract verification and the providers matrix. */
+export type VerifyDeps = Pick<EngineDeps, 'pool' | 'config' | 'operations' | 'metrics' | 'logger'> & {
+  readonly providers?: ProviderRegistry;
+};
+
+/** Inbox acceptance: creates the job of a delivery inside the delivery's transaction. */
+export type InboxDeps = Pick<EngineDeps, 'pool' | 'operations' | 'metrics'> & {
+  readonly jobs: { create(req: CreateJobRequest, options?: TxOption): Promise<CreateJobResult> };
+};

@@ -1,0 +1,185 @@
+// One LISTEN connection per process. The relay's publisher loops and the long-polls of
+// `jobs.wait` subscribe here; `Wakeups` (the sending half, after commit, never inside a
+// job's transaction) is what the engine's writers call. The connection is opened on the
+// first subscription, re-opened after it drops, and ended when nothing listens.
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { JOB_SETTLED_CHANNEL, Wakeups, type WakeupsOptions } from './wakeups.js';
+
+/** Called with a notification's payload, or with null once listening (re)starts: look now. */
+export type NotificationHandler = (payload: string | null) => void;
+
+export interface NotificationHubOptions extends WakeupsOptions {
+  /** The hub's own connection when known (one that takes no slot of the pool); else a pool client. */
+  connectionString?: string | undefined;
+  /** Wait before reconnecting a dropped connection. Default 500 ms. */
+  reconnectMs?: number;
+}
+
+type Connection = Pick<pg.Client, 'query' | 'on'> & { end(): Promise<void> };
+
+export class NotificationHub extends Wakeups {
+  private readonly handlers = new Map<string, Set<NotificationHandler>>();
+  private readonly jobWaiters = new Map<string, Set<() => void>>();
+  private connection: Connection | undefined;
+  private connecting: Promise<void> | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly logger: Logger | undefined;
+  private readonly reconnectMs: number;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: NotificationHubOptions = {},
+  ) {
+    super(pool, options);
+    this.logger = options.logger;
+    this.reconnectMs = options.reconnectMs ?? 500;
+  }
+
+  /**
+   * Calls `handler` on every notification on `channel` until the returned function is
+   * called. Resolves once the channel is listened to (or the first try to connect failed:
+   * the hub keeps trying, and the caller's poll covers the gap).
+   */
+  async listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>> {
+    const set = this.handlers.get(channel) ?? new Set<NotificationHandler>();
+    const isNew = set.size === 0;
+    this.handlers.set(channel, set);
+    set.add(handler);
+    if (isNew && this.connection) {
+      await this.connection.query(`LISTEN ${channel}`).catch((error) => this.dropped(error));
+    } else await this.connect();
+    return async () => {
+      set.delete(handler);
+      if (set.size > 0 || this.handlers.get(channel) !== set) return;
+      this.handlers.delete(channel);
+      if (this.handlers.size === 0) await this.disconnect();
+      else await this.connection?.query(`UNLISTEN ${channel}`).catch(() => undefined);
+    };
+  }
+
+  /** Resolves when job `id` is announced as settled, or after `ms`. */
+  async waitForJob(id: string, ms: number): Promise<void> {
+    if (!this.handlers.has(JOB_SETTLED_CHANNEL)) void this.listen(JOB_SETTLED_CHANNEL, this.onSettled);
+    await new Promise<void>((resolve) => {
+      const set = this.jobWaiters.get(id) ?? new Set<() => void>();
+      this.jobWaiters.set(id, set);
+      const done = () => {
+        clearTimeout(timer);
+        set.delete(done);
+        if (set.size === 0) this.jobWaiters.delete(id);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      set.add(done);
+    });
+  }
+
+  /**
+   * Job `jobId` may have settled (called after commit): its waiters in this process
+   * re-read it at once, and every other process hears it through the notification.
+   */
+  override jobSettled(jobId: string): void {
+    super.jobSettled(jobId);
+    for (const wake of [...(this.jobWaiters.get(jobId) ?? [])]) wake();
+  }
+
+  /** Sends what is queued, wakes every waiter, and ends the connection. */
+  override async close(): Promise<void> {
+    await super.close();
+    this.closed = true;
+    for (const set of this.jobWaiters.values()) for (const wake of [...set]) wake();
+    this.handlers.clear();
+    await this.disconnect();
+  }
+
+  private readonly onSettled: NotificationHandler = (payload) => {
+    if (this.jobWaiters.size === 0) return;
+    // null: listening (re)started and a notification may have been missed: every waiter re-reads.
+    const ids = payload === null ? [...this.jobWaiters.keys()] : payload.split(',');
+    for (const id of ids) for (const wake of [...(this.jobWaiters.get(id) ?? [])]) wake();
+  };
+
+  private connect(): Promise<void> {
+    if (this.connection || this.closed || this.handlers.size === 0) return Promise.resolve();
+    this.connecting ??= this.open().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async open(): Promise<void> {
+    let connection: Connection | undefined;
+    try {
+      connection = await this.newConnection();
+      connection.on('notification', (msg) => {
+        for (const handler of [...(this.handlers.get(msg.channel) ?? [])]) handler(msg.payload ?? '');
+      });
+      connection.on('error', (error) => {
+        if (this.connection === connection) this.dropped(error);
+      });
+      const listened = new Set(this.handlers.keys());
+      for (const channel of listened) await connection.query(`LISTEN ${channel}`);
+      if (this.closed || this.handlers.size === 0) {
+        await connection.end().catch(() => undefined);
+        return;
+      }
+      this.connection = connection;
+      // Channels first subscribed while this connection was being opened.
+      for (const channel of this.handlers.keys())
+        if (!listened.has(channel)) await connection.query(`LISTEN ${channel}`);
+      for (const set of this.handlers.values()) for (const handler of [...set]) handler(null);
+    } catch (error) {
+      this.logger?.warn({ err: error }, 'notification listener cannot connect; polling meanwhile');
+      await connection?.end().catch(() => undefined);
+      this.scheduleReconnect();
+    }
+  }
+
+  private async newConnection(): Promise<Connection> {
+    if (this.options.connectionString) {
+      const client = new pg.Client({
+        connectionString: this.options.connectionString,
+        application_name: 'onejob-listen',
+      });
+      await client.connect();
+      return client;
+    }
+    const client = await this.pool.connect();
+    let released = false;
+    return Object.assign(client, {
+      end: async () => {
+        if (released) return;
+        released = true;
+        client.release(true);
+      },
+    });
+  }
+
+  private dropped(error: unknown): void {
+    this.logger?.warn({ err: error }, 'notification listener connection lost');
+    const connection = this.connection;
+    this.connection = undefined;
+    void connection?.end().catch(() => undefined);
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.reconnectTimer || this.handlers.size === 0) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      void this.connect();
+    }, this.reconnectMs);
+    this.reconnectTimer.unref();
+  }
+
+  private async disconnect(): Promise<void> {
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    await this.connecting;
+    const connection = this.connection;
+    this.connection = undefined;
+    await connection?.end().catch(() => undefined);
+  }
+}
