@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { type CreateTransferResult, createTransfer } from './createTransfer.js';
+import { type CreateTransferResult, createEngineTransfer } from './createTransfer.js';
 
 export interface AttemptCost {
   ownerId: string;
@@ -44,7 +44,8 @@ export async function postAttemptCost(
   }
   if (cost.costMicros === 0) return null;
   const accounts = attemptCostAccounts(cost.provider, cost.currency);
-  return createTransfer(db, {
+  // The reserved usage:/provider: accounts and attempt-cost: ids are the engine's to write.
+  return createEngineTransfer(db, {
     ownerId: cost.ownerId,
     id: attemptCostTransferId(cost.attemptId),
     ...accounts,

@@ -34,8 +34,17 @@ export async function startRoles(onejob: Onejob, options: StartOptions = {}): Pr
       const worker = onejob.attempts.startWorker(options.worker);
       stops.push(() => worker.stop());
       // Finished attempts' costs go to the ledger (idempotent per attempt).
-      const stopCosts = startCostPoster(onejob.pool, onejob.config, (error) =>
-        onejob.logger.warn({ err: error }, 'posting attempt costs failed; retrying'),
+      const stopCosts = startCostPoster(
+        onejob.pool,
+        onejob.config,
+        (error) => onejob.logger.warn({ err: error }, 'posting attempt costs failed; retrying'),
+        undefined,
+        {
+          onFailure: (f) => {
+            onejob.metrics.costPostFailures.inc();
+            onejob.logger.warn(f, 'an attempt cost was refused; it is skipped until retried');
+          },
+        },
       );
       stops.push(stopCosts);
     }
