@@ -8,6 +8,7 @@ import { Wakeups } from './events/wakeups.js';
 import { archiveJobs } from './jobs/archiveJobs.js';
 import { type CreateJobRequest, type CreateJobResult, createJob } from './jobs/createJob.js';
 import { getJob } from './jobs/getJob.js';
+import { refuseReservedKey } from './jobs/idempotencyKey.js';
 import {
   type JobDeliveryView,
   type JobEventView,
@@ -174,6 +175,7 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
     metrics,
     jobs: {
       async create(req, o) {
+        refuseReservedKey(req);
         let result: CreateJobResult;
         try {
           result = await createJob(db(o), operations, req);

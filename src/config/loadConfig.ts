@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Ajv, type ErrorObject } from 'ajv';
+import { webhookSecretProblem } from '../outbox/publishers/webhookPublisher.js';
 import { type OutputRule, ruleProblems } from '../providers/inference/outputRules.js';
 import { configSchema } from './configSchema.js';
 import { defaultConfig } from './defaultConfig.js';
@@ -137,6 +138,9 @@ export function validateConfig(
         source,
       );
     }
+    const weak = publisher.kind === 'webhook' && webhookSecretProblem(env[publisher.secretEnv] as string);
+    if (weak)
+      throw new ConfigError(`/outbox/publishers/${i}/secretEnv`, `${publisher.secretEnv} ${weak}`, source);
   });
   for (const [name, src] of Object.entries(config.inbox?.sources ?? {})) {
     if (!config.operations[src.operation]) {

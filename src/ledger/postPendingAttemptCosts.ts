@@ -3,6 +3,7 @@ import type { OnejobConfig } from '../config/types.js';
 import type { Queryable } from '../db/createPool.js';
 import { withTransaction } from '../db/createPool.js';
 import { DEADLOCK_DETECTED, isDatabaseUnavailable, SERIALIZATION_FAILURE, sqlState } from '../db/sqlstate.js';
+import type { Metrics } from '../observability/createMetrics.js';
 import { redactedMessage } from '../observability/redactUrl.js';
 import { postAttemptCost } from './postAttemptCost.js';
 
@@ -26,7 +27,9 @@ const FAILED_SQL =
 export interface CostPosterOptions {
   /** Attempts per pass. */
   limit?: number;
-  /** Counts attempts whose cost could not be posted (onejob_cost_post_failures_total). */
+  /** Where onejob_cost_post_failures_total counts attempts whose cost could not be posted. */
+  metrics?: Pick<Metrics, 'costPostFailures'> | undefined;
+  /** Told about each attempt whose cost could not be posted (to log it). */
   onFailure?: (failure: { attemptId: string; ownerId: string; error: string }) => void;
 }
 
@@ -53,7 +56,7 @@ export async function postPendingAttemptCosts(
   config: OnejobConfig,
   options: CostPosterOptions | number = {},
 ): Promise<number> {
-  const { limit = 200, onFailure } = typeof options === 'number' ? { limit: options } : options;
+  const { limit = 200, metrics, onFailure } = typeof options === 'number' ? { limit: options } : options;
   return withTransaction(pool, async (tx) => {
     const { rows } = await tx.query<{
       id: string;
@@ -81,6 +84,7 @@ export async function postPendingAttemptCosts(
         await tx.query('ROLLBACK TO SAVEPOINT attempt_cost');
         const message = redactedMessage(error).slice(0, 2000);
         await tx.query(FAILED_SQL, [row.id, message]);
+        metrics?.costPostFailures.inc();
         onFailure?.({ attemptId: row.id, ownerId: row.owner_id, error: message });
       }
     }

@@ -40,10 +40,8 @@ export async function startRoles(onejob: Onejob, options: StartOptions = {}): Pr
         (error) => onejob.logger.warn({ err: error }, 'posting attempt costs failed; retrying'),
         undefined,
         {
-          onFailure: (f) => {
-            onejob.metrics.costPostFailures.inc();
-            onejob.logger.warn(f, 'an attempt cost was refused; it is skipped until retried');
-          },
+          metrics: onejob.metrics,
+          onFailure: (f) => onejob.logger.warn(f, 'an attempt cost was refused; it is skipped until retried'),
         },
       );
       stops.push(stopCosts);

@@ -33,3 +33,20 @@ export function redactUrls(text: string): string {
 export function redactedMessage(error: unknown): string {
   return redactUrls(error instanceof Error ? error.message : String(error));
 }
+
+/**
+ * `error` itself when its message holds no URL; otherwise a copy with the URLs redacted
+ * (name, code and stack kept), for errors kept as another error's cause and logged.
+ */
+export function redactError(error: unknown): unknown {
+  if (!(error instanceof Error)) return typeof error === 'string' ? redactUrls(error) : error;
+  const message = redactUrls(error.message);
+  if (message === error.message) return error;
+  const copy = new Error(message);
+  copy.name = error.name;
+  const code = (error as { code?: unknown }).code;
+  if (code !== undefined) (copy as Error & { code?: unknown }).code = code;
+  // The stack starts with the message; its frames (file:// paths) stay as they are.
+  copy.stack = error.stack ? error.stack.replace(error.message, message) : copy.stack;
+  return copy;
+}

@@ -48,7 +48,7 @@ describe('outbox configuration', () => {
         pollMs: 250,
       }),
       'test',
-      { HOOK_SECRET: 'whsec_c2VjcmV0' },
+      { HOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}` },
     );
     expect(config.outbox?.publishers).toHaveLength(4);
   });
