@@ -49,7 +49,10 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
     request.log.warn({ err: error }, 'the database refused a value in the request');
     return sendProblem(
       reply,
-      new OnejobError('value_invalid', 'A value in the request cannot be stored or compared by the database.'),
+      new OnejobError(
+        'value_invalid',
+        'A value in the request cannot be stored or compared by the database.',
+      ),
     );
   }
   request.log.error({ err: error }, 'unexpected error');

@@ -50,7 +50,13 @@ function storableDate(value: Date): boolean {
 export function checkInstant(value: Date | string | null | undefined, field: string): Date | null {
   if (value === undefined || value === null) return null;
   const date =
-    value instanceof Date ? (storableDate(value) ? value : undefined) : typeof value === 'string' ? parseInstant(value) : undefined;
+    value instanceof Date
+      ? storableDate(value)
+        ? value
+        : undefined
+      : typeof value === 'string'
+        ? parseInstant(value)
+        : undefined;
   if (!date) {
     throw invalid(
       `${field} must be a real ISO 8601 date-time with a time zone, between years 0001 and 9999, such as 2025-01-31T14:02:00Z`,

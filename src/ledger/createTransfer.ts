@@ -57,7 +57,10 @@ export async function createTransfer(db: Queryable, req: TransferRequest): Promi
  * The engine's own transfers (attempt costs), which use the reserved names. Not part of
  * the package's API: tenant-facing code calls createTransfer.
  */
-export async function createEngineTransfer(db: Queryable, req: TransferRequest): Promise<CreateTransferResult> {
+export async function createEngineTransfer(
+  db: Queryable,
+  req: TransferRequest,
+): Promise<CreateTransferResult> {
   return insertTransfer(db, checkTransferRequest(req));
 }
 

@@ -1,6 +1,5 @@
-import { OnejobError } from '../errors/OnejobError.js';
-
 // Ledger rows to their public representation (contract section 4, Ledger).
+import { OnejobError } from '../errors/OnejobError.js';
 
 export interface TransferView {
   id: string;
