@@ -80,6 +80,20 @@ describe('outbox configuration', () => {
     expect(e.path).toBe('/outbox/publishers/1/name');
   });
 
+  it('refuses a webhook signing secret under 24 bytes at load, naming its config path', () => {
+    const hook = { kind: 'webhook', url: 'http://127.0.0.1:9/x', secretEnv: 'HOOK_SECRET' };
+    for (const weak of ['whsec_AA==', `whsec_${Buffer.alloc(23, 1).toString('base64')}`, 'not base64!']) {
+      const e = refusal({ publishers: [hook] }, { HOOK_SECRET: weak });
+      expect(e.path).toBe('/outbox/publishers/0/secretEnv');
+      expect(e.message).toContain('HOOK_SECRET');
+    }
+    expect(() =>
+      validateConfig(withOutbox({ publishers: [hook] }), 'test', {
+        HOOK_SECRET: `whsec_${Buffer.alloc(24, 1).toString('base64')}`,
+      }),
+    ).not.toThrow();
+  });
+
   it('retry delays grow exponentially from retryBaseMs and stop at retryMaxMs', () => {
     const policy = { maxDeliveries: 10, retryBaseMs: 100, retryMaxMs: 1_000 };
     const none = () => 0;
