@@ -6,7 +6,7 @@ import {
   jetstreamManager,
 } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { redactUrl } from '../../observability/redactUrl.js';
+import { redactUrls } from '../../observability/redactUrl.js';
 import { eventJson, PublishError, type Publisher } from '../publisher.js';
 
 export interface NatsPublisherOptions {
@@ -90,7 +90,7 @@ export function natsPublisher(options: NatsPublisherOptions): Publisher {
         }
       } catch (error) {
         throw new PublishError(
-          `NATS at ${redactUrl(options.url)} is unavailable: ${(error as Error).message}`,
+          `NATS at ${redactUrls(options.url)} is unavailable: ${(error as Error).message}`,
           {
             unavailable: true,
             cause: error,
