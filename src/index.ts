@@ -69,11 +69,6 @@ export {
   attemptCostTransferId,
   type AttemptCost,
 } from './ledger/postAttemptCost.js';
-export {
-  listCostPostFailures,
-  retryCostPosts,
-  type CostPostFailure,
-} from './ledger/postPendingAttemptCosts.js';
 export type { TransferRequest } from './ledger/checkTransferRequest.js';
 export type { TransferView } from './ledger/transferView.js';
 export {

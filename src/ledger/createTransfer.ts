@@ -40,13 +40,13 @@ SELECT account, currency FROM onejob.ledger_accounts WHERE owner_id = $1 AND acc
  * Records a transfer of `amount` from `debitAccount` to `creditAccount`, or returns the
  * transfer its id already names. The id is the idempotency key: the same id with the same
  * fields replays, with different fields it is a conflict. The database decides
- * (primary key on (owner, id)), never a check-then-insert. Accounts `usage:*` and
- * `provider:*` and ids `attempt-cost:*` are onejob's own (reserved_namespace); a transfer
- * that would take an account's debits or credits past 2^53 - 1 is refused
- * (ledger_amount_out_of_range).
+ * (primary key on (owner, id)), never a check-then-insert.
  */
 export async function createTransfer(db: Queryable, req: TransferRequest): Promise<CreateTransferResult> {
   const t = checkTransferRequest(req);
+  // Accounts usage:* and provider:* and ids attempt-cost:* are onejob's own
+  // (reserved_namespace); a transfer that would take an account's debits or credits past
+  // 2^53 - 1 is refused by the database (ledger_amount_out_of_range).
   refuseReservedTransferId(t.id, 'id');
   refuseReservedAccount(t.debitAccount, 'debitAccount');
   refuseReservedAccount(t.creditAccount, 'creditAccount');
