@@ -10,6 +10,7 @@ import { archiveJobs } from './jobs/archiveJobs.js';
 import { type CreateJobRequest, type CreateJobResult, createJob } from './jobs/createJob.js';
 import { createJobBatcher } from './jobs/createJobBatcher.js';
 import { getJob } from './jobs/getJob.js';
+import { refuseReservedKey } from './jobs/idempotencyKey.js';
 import {
   type JobDeliveryView,
   type JobEventView,
@@ -202,6 +203,7 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
     metrics,
     jobs: {
       async create(req, o) {
+        refuseReservedKey(req);
         let result: CreateJobResult;
         try {
           // The caller's transaction decides alone; everything else joins the group commit.

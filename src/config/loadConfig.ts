@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Ajv, type ErrorObject } from 'ajv';
 import { inboxSources } from '../inbox/inboxSources.js';
+import { webhookSecretProblem } from '../outbox/publishers/webhookPublisher.js';
 import { type OutputRule, ruleProblems } from '../providers/inference/outputRules.js';
 import { ConfigError } from './ConfigError.js';
 import { configSchema } from './configSchema.js';
@@ -136,6 +137,9 @@ export function validateConfig(
         source,
       );
     }
+    const weak = publisher.kind === 'webhook' && webhookSecretProblem(env[publisher.secretEnv] as string);
+    if (weak)
+      throw new ConfigError(`/outbox/publishers/${i}/secretEnv`, `${publisher.secretEnv} ${weak}`, source);
   });
   for (const [name, src] of Object.entries(config.inbox?.sources ?? {})) {
     if (!config.operations[src.operation]) {

@@ -21,12 +21,26 @@ export const QUERY_CANCELED = '57014';
 /** A transaction-only command (SAVEPOINT) ran outside a transaction block. */
 export const NO_ACTIVE_SQL_TRANSACTION = '25P01';
 
+/** Class 22, data exception: a value PostgreSQL cannot store or compare (bad date, overflow, NUL). */
+export const DATA_EXCEPTION_CLASS = '22';
+
+/** True for a data exception: the request carried a value the database refuses, not a bug. */
+export function isDataException(error: unknown): boolean {
+  const code = sqlState(error);
+  return code !== undefined && code.length === 5 && code.startsWith(DATA_EXCEPTION_CLASS);
+}
+
 /** Classes and codes that mean "the server is not there right now", not "your query is wrong". */
 const UNAVAILABLE_CODES = new Set([
   '57P01', // admin_shutdown
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now (starting up, shutting down, recovery)
   '53300', // too_many_connections
+  // The database or its credentials are gone (dropped, renamed, password rotated): the
+  // server answers, but no query can run until an operator fixes it. Callers retry later.
+  '3D000', // invalid_catalog_name
+  '28P01', // invalid_password
+  '28000', // invalid_authorization_specification
 ]);
 
 const UNAVAILABLE_NODE_CODES = new Set([

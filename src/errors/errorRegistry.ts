@@ -28,6 +28,11 @@ export const errorRegistry = {
   request_invalid: { status: 400, title: 'The request does not match the expected shape' },
   unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
   payload_too_large: { status: 413, title: 'The request body is larger than 1 MiB' },
+  value_invalid: { status: 400, title: 'A value in the request cannot be stored or compared' },
+  reserved_namespace: {
+    status: 422,
+    title: 'This name belongs to a namespace onejob reserves for its own records',
+  },
 
   // Job intake
   idempotency_key_missing: { status: 400, title: 'The Idempotency-Key header is required' },
@@ -74,6 +79,10 @@ export const errorRegistry = {
   transfer_not_found: { status: 404, title: 'No such transfer' },
   account_not_found: { status: 404, title: 'No such account' },
   currency_mismatch: { status: 422, title: 'The accounts of a transfer must share one currency' },
+  ledger_amount_out_of_range: {
+    status: 422,
+    title: "The transfer would take an account's debits or credits past 2^53 - 1",
+  },
 
   // Outbox
   dead_letter_not_found: { status: 404, title: 'No such dead letter' },

@@ -20,22 +20,39 @@ export class ApiKeys {
     return this.owners.size;
   }
 
-  /** Parses ONEJOB_API_KEYS: comma-separated `token=ownerId` pairs. */
-  static parse(spec: string): ApiKeys {
+  /**
+   * Parses ONEJOB_API_KEYS: comma-separated `token=ownerId` pairs. Each pair splits at its
+   * last `=`, so base64 tokens (which end in `=`) work; owner ids cannot contain `=`.
+   * Tokens shorter than MIN_TOKEN_LENGTH are accepted with a warning through `warn`.
+   */
+  static parse(spec: string, warn?: (message: string) => void): ApiKeys {
     const pairs: [string, string][] = [];
-    for (const part of spec.split(',')) {
+    for (const [i, part] of spec.split(',').entries()) {
       const item = part.trim();
       if (!item) continue;
-      const eq = item.indexOf('=');
+      const eq = item.lastIndexOf('=');
       if (eq <= 0 || eq === item.length - 1) {
-        throw new Error('ONEJOB_API_KEYS must be comma-separated token=ownerId pairs');
+        throw new Error(
+          `ONEJOB_API_KEYS pair ${i + 1} is not token=ownerId (the owner id follows the last "=" and cannot be empty)`,
+        );
       }
-      pairs.push([item.slice(0, eq), item.slice(eq + 1)]);
+      const token = item.slice(0, eq);
+      const owner = item.slice(eq + 1);
+      if (token.length < MIN_TOKEN_LENGTH) {
+        // Named by owner, never by token: the warning is logged.
+        warn?.(
+          `ONEJOB_API_KEYS: the token of owner ${owner} is ${token.length} characters long; use at least ${MIN_TOKEN_LENGTH} random characters`,
+        );
+      }
+      pairs.push([token, owner]);
     }
     if (pairs.length === 0) throw new Error('ONEJOB_API_KEYS is set but holds no token=ownerId pair');
     return new ApiKeys(pairs);
   }
 }
+
+/** Shorter bearer tokens start with a warning: they can be guessed. */
+export const MIN_TOKEN_LENGTH = 16;
 
 function hash(token: string): string {
   return createHash('sha256').update(token).digest('hex');

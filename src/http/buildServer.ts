@@ -1,3 +1,4 @@
+import { AjvCompiler } from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
@@ -69,6 +70,21 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : uuidv7();
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
+    // Query strings, path parameters and headers are text, so they are coerced to their
+    // schema types; JSON bodies have types of their own and are never coerced (an amount
+    // of true or "12" is a client bug to report, not a transfer of 1 or 12).
+    schemaController: {
+      compilersFactory: {
+        buildValidator(externalSchemas, ajvOptions) {
+          const coercing = AjvCompiler()(externalSchemas, ajvOptions);
+          const strict = AjvCompiler()(externalSchemas, {
+            ...ajvOptions,
+            customOptions: { ...ajvOptions?.customOptions, coerceTypes: false },
+          } as typeof ajvOptions);
+          return (route) => (route.httpPart === 'body' ? strict(route) : coercing(route));
+        },
+      },
+    },
     routerOptions: { ignoreTrailingSlash: true },
   });
   // Response schemas document the API; serialisation stays plain JSON so no field is dropped.

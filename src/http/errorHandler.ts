@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable } from '../db/sqlstate.js';
+import { isDatabaseUnavailable, isDataException } from '../db/sqlstate.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { sendProblem } from './sendProblem.js';
 
@@ -41,6 +41,18 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
     return sendProblem(
       reply,
       new OnejobError('database_unavailable', 'The database cannot be reached right now.'),
+    );
+  }
+  // A backstop: input checks should refuse such values before any SQL. If one slips
+  // through, it is still the request's value at fault, not the server.
+  if (isDataException(error)) {
+    request.log.warn({ err: error }, 'the database refused a value in the request');
+    return sendProblem(
+      reply,
+      new OnejobError(
+        'value_invalid',
+        'A value in the request cannot be stored or compared by the database.',
+      ),
     );
   }
   request.log.error({ err: error }, 'unexpected error');

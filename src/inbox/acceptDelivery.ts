@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { withTransaction } from '../db/withTransaction.js';
 import type { InboxDeps } from '../engine/engineDeps.js';
 import { checkCreateRequest } from '../jobs/createJob.js';
+import { engineJobRequest } from '../jobs/idempotencyKey.js';
 import type { InboxSource } from './inboxSources.js';
 
 export interface VerifiedDelivery {
@@ -78,13 +79,14 @@ export function inboxJobKey(source: string, eventId: string): string {
  */
 export async function acceptDelivery(onejob: InboxDeps, delivery: VerifiedDelivery): Promise<DeliveryAnswer> {
   const { source, eventId } = delivery;
-  const jobRequest = {
+  // The one caller allowed the reserved inbox: key prefix.
+  const jobRequest = engineJobRequest({
     ownerId: source.ownerId,
     idempotencyKey: inboxJobKey(source.name, eventId),
     operation: source.operation,
     input: delivery.input,
     traceparent: delivery.traceparent ?? null,
-  };
+  });
   // Refuse bad input before claiming the event, so a refusal writes nothing.
   checkCreateRequest(onejob.operations, jobRequest);
   const digest = createHash('sha256').update(delivery.rawBody).digest('hex');

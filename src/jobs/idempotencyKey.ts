@@ -24,5 +24,35 @@ export function parseIdempotencyKey(value: string | string[] | undefined): strin
           : 'The Idempotency-Key header contains characters outside printable ASCII.',
     );
   }
+  refuseReservedKey({ idempotencyKey: value });
   return value;
+}
+
+/**
+ * Keys onejob derives itself: the inbox creates each event's job under
+ * `inbox:<source>:<event id>`. A tenant who took such a key first would make the signed
+ * delivery of that event a conflict for ever, so tenant-facing calls refuse the prefix.
+ */
+export const RESERVED_KEY_PREFIX = 'inbox:';
+
+// Job requests the engine built itself (the inbox's), allowed the reserved prefix. A
+// WeakSet of request objects rather than an option: nothing a caller can pass in a plain
+// object opts in.
+const engineRequests = new WeakSet<object>();
+
+/** Marks a job request built by the engine, so jobs.create accepts its reserved key. */
+export function engineJobRequest<T extends object>(req: T): T {
+  engineRequests.add(req);
+  return req;
+}
+
+/** Throws reserved_namespace when a tenant's request uses a key in the engine's namespace. */
+export function refuseReservedKey(req: { idempotencyKey: string }): void {
+  if (engineRequests.has(req) || typeof req.idempotencyKey !== 'string') return;
+  if (req.idempotencyKey.startsWith(RESERVED_KEY_PREFIX)) {
+    throw new OnejobError(
+      'reserved_namespace',
+      `Idempotency keys starting with ${RESERVED_KEY_PREFIX} are onejob's own (the jobs of inbox deliveries); choose another key.`,
+    );
+  }
 }

@@ -1,4 +1,5 @@
 import { OnejobError } from '../errors/OnejobError.js';
+import { parseInstant } from '../time/parseInstant.js';
 
 // The same rules as the CHECK constraints in migrations/0005_ledger.sql, checked first so a
 // caller gets a problem naming the field instead of a constraint name.
@@ -40,18 +41,30 @@ export function checkAccount(account: unknown, field = 'account'): string {
   return account;
 }
 
-/** An optional instant (ISO string or Date), or null. */
+/** A Date PostgreSQL can store: valid, between years 0001 and 9999. */
+function storableDate(value: Date): boolean {
+  const ms = value.getTime();
+  return !Number.isNaN(ms) && parseInstant(value.toISOString()) !== undefined;
+}
+
+/** An optional instant (ISO string with a time zone, or Date), or null. */
 export function checkInstant(value: Date | string | null | undefined, field: string): Date | null {
   if (value === undefined || value === null) return null;
-  const date = value instanceof Date ? value : new Date(value);
-  if (Number.isNaN(date.getTime()) || (typeof value === 'string' && !/^\d{4}-\d{2}-\d{2}T/.test(value))) {
-    throw invalid(`${field} must be an ISO 8601 date-time such as 2025-01-31T14:02:00Z`);
+  const date =
+    value instanceof Date
+      ? storableDate(value)
+        ? value
+        : undefined
+      : typeof value === 'string'
+        ? parseInstant(value)
+        : undefined;
+  if (!date) {
+    throw invalid(
+      `${field} must be a real ISO 8601 date-time with a time zone, between years 0001 and 9999, such as 2025-01-31T14:02:00Z`,
+    );
   }
   return date;
 }
-
-// An instant with an explicit offset: without one PostgreSQL would read it in the session time zone.
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)$/i;
 
 /**
  * An asOf instant for PostgreSQL, or null for "now". Strings are passed through as text so
@@ -60,11 +73,14 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\
 export function checkAsOf(value: Date | string | null | undefined): string | null {
   if (value === undefined || value === null) return null;
   if (value instanceof Date) {
-    if (Number.isNaN(value.getTime())) throw invalid('asOf is not a valid date');
+    if (!storableDate(value)) throw invalid('asOf is not a valid date between years 0001 and 9999');
     return value.toISOString();
   }
-  if (typeof value !== 'string' || !ISO_INSTANT.test(value) || Number.isNaN(Date.parse(value))) {
-    throw invalid('asOf must be an ISO 8601 instant with a time zone, such as 2025-01-31T14:02:00Z');
+  // Checked here, not by PostgreSQL: 2025-02-30 is a 400 naming the parameter, never a 500.
+  if (typeof value !== 'string' || parseInstant(value) === undefined) {
+    throw invalid(
+      'asOf must be a real ISO 8601 instant with a time zone, between years 0001 and 9999, such as 2025-01-31T14:02:00Z',
+    );
   }
   return value;
 }
@@ -86,8 +102,11 @@ export function checkTransferRequest(req: TransferRequest): CheckedTransfer {
   const debitAccount = checkAccount(req.debitAccount, 'debitAccount');
   const creditAccount = checkAccount(req.creditAccount, 'creditAccount');
   if (debitAccount === creditAccount) throw invalid('debitAccount and creditAccount must differ');
-  if (!Number.isSafeInteger(req.amount) || req.amount < 1) {
-    throw invalid('amount must be a positive integer in minor units (at most 2^53 - 1)');
+  // Strict: true or "12" is a client bug to report, never an amount of 1 or 12.
+  if (typeof req.amount !== 'number' || !Number.isSafeInteger(req.amount) || req.amount < 1) {
+    throw invalid(
+      `amount must be a positive integer in minor units (at most 2^53 - 1), got ${typeof req.amount === 'number' ? req.amount : `a ${typeof req.amount}`}`,
+    );
   }
   if (typeof req.currency !== 'string' || !CURRENCY_PATTERN.test(req.currency)) {
     throw invalid('currency must be 2 to 16 characters of A-Z 0-9 _ starting with a letter, such as USD');

@@ -1,7 +1,8 @@
 import type { Queryable } from '../db/createPool.js';
-import { FOREIGN_KEY_VIOLATION, sqlState } from '../db/sqlstate.js';
+import { CHECK_VIOLATION, FOREIGN_KEY_VIOLATION, sqlState } from '../db/sqlstate.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { type CheckedTransfer, checkTransferRequest, type TransferRequest } from './checkTransferRequest.js';
+import { refuseReservedAccount, refuseReservedTransferId } from './reservedNames.js';
 import { TRANSFER_COLUMNS, type TransferRow, type TransferView, transferView } from './transferView.js';
 
 /** The transfer for the id, and whether it already existed. */
@@ -56,6 +57,27 @@ SELECT account, currency FROM onejob.ledger_accounts WHERE owner_id = $1 AND acc
  */
 export async function createTransfer(db: Queryable, req: TransferRequest): Promise<CreateTransferResult> {
   const t = checkTransferRequest(req);
+  // Accounts usage:* and provider:* and ids attempt-cost:* are onejob's own
+  // (reserved_namespace); a transfer that would take an account's debits or credits past
+  // 2^53 - 1 is refused by the database (ledger_amount_out_of_range).
+  refuseReservedTransferId(t.id, 'id');
+  refuseReservedAccount(t.debitAccount, 'debitAccount');
+  refuseReservedAccount(t.creditAccount, 'creditAccount');
+  return insertTransfer(db, t);
+}
+
+/**
+ * The engine's own transfers (attempt costs), which use the reserved names. Not part of
+ * the package's API: tenant-facing code calls createTransfer.
+ */
+export async function createEngineTransfer(
+  db: Queryable,
+  req: TransferRequest,
+): Promise<CreateTransferResult> {
+  return insertTransfer(db, checkTransferRequest(req));
+}
+
+async function insertTransfer(db: Queryable, t: CheckedTransfer): Promise<CreateTransferResult> {
   let rows: TransferRow[];
   try {
     ({ rows } = await db.query<TransferRow>(CREATE_SQL, [
@@ -70,7 +92,7 @@ export async function createTransfer(db: Queryable, req: TransferRequest): Promi
     ]));
   } catch (error) {
     if (sqlState(error) === FOREIGN_KEY_VIOLATION) throw await currencyMismatch(db, t);
-    throw error;
+    throw amountOutOfRange(error) ?? error;
   }
   if (rows[0]) return { transfer: transferView(rows[0]), replayed: false };
   // The id exists (committed before or during this statement): a fresh read sees it.
@@ -115,5 +137,18 @@ async function currencyMismatch(db: Queryable, t: CheckedTransfer): Promise<Onej
     'currency_mismatch',
     `The transfer is in ${t.currency} but ${held.join(' and ') || 'an account holds another currency'}; a transfer moves one currency between accounts of that currency.`,
     { accounts },
+  );
+}
+
+/**
+ * The totals CHECK (migrations/0009_ledger_safety.sql) refused the transfer: an account's
+ * all-time debits or credits would pass 2^53 - 1, beyond what a JavaScript number holds exactly.
+ */
+export function amountOutOfRange(error: unknown): OnejobError | undefined {
+  if (sqlState(error) !== CHECK_VIOLATION) return undefined;
+  if ((error as { constraint?: unknown }).constraint !== 'ledger_account_totals_safe') return undefined;
+  return new OnejobError(
+    'ledger_amount_out_of_range',
+    `The transfer would take an account's debits or credits past ${Number.MAX_SAFE_INTEGER} (2^53 - 1), the largest amount the ledger keeps exact; nothing was written.`,
   );
 }

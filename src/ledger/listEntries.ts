@@ -90,6 +90,9 @@ export async function listEntries(
   // A cursor carries the asOf of its first page, so later pages describe the same instant.
   const asOf = after?.asOf ?? checkAsOf(query.asOf);
   const limit = query.limit ?? 100;
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
+    throw new OnejobError('request_invalid', 'limit must be an integer from 1 to 1000');
+  }
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
     throw new OnejobError('request_invalid', 'limit must be 1 to 1000');
 
@@ -132,6 +135,8 @@ function entryView(row: EntryRow): EntryView {
   };
 }
 
+const BIGINT_MAX = 2n ** 63n - 1n;
+
 function encodeCursor(asOf: string, recordedAt: string, seq: string): string {
   return Buffer.from(`${asOf}|${recordedAt}|${seq}`).toString('base64url');
 }
@@ -144,7 +149,8 @@ function decodeCursor(cursor: string): { asOf: string; recordedAt: string; seq: 
   } catch {
     throw new OnejobError('request_invalid', 'cursor is not one this API returned');
   }
-  if (!asOf || !recordedAt || !/^\d{1,19}$/.test(seq ?? '')) {
+  // seq is a bigint: 19 digits can still pass its maximum, which PostgreSQL would refuse.
+  if (!asOf || !recordedAt || !/^\d{1,19}$/.test(seq ?? '') || BigInt(seq as string) > BIGINT_MAX) {
     throw new OnejobError('request_invalid', 'cursor is not one this API returned');
   }
   return { asOf, recordedAt, seq: seq as string };

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { type CreateTransferResult, createTransfer } from './createTransfer.js';
+import { type CreateTransferResult, createEngineTransfer } from './createTransfer.js';
 
 /** The cost of one attempt, as `postAttemptCost` records it in the ledger. */
 export interface AttemptCost {
@@ -65,7 +65,8 @@ export async function postAttemptCost(
   }
   if (cost.costMicros === 0) return null;
   const accounts = attemptCostAccounts(cost.provider, cost.currency);
-  return createTransfer(db, {
+  // The reserved usage:/provider: accounts and attempt-cost: ids are the engine's to write.
+  return createEngineTransfer(db, {
     ownerId: cost.ownerId,
     id: attemptCostTransferId(cost.attemptId),
     ...accounts,

@@ -1,38 +1,66 @@
 import type pg from 'pg';
 import type { OnejobConfig } from '../config/types.js';
+import type { Queryable } from '../db/createPool.js';
+import { DEADLOCK_DETECTED, isDatabaseUnavailable, SERIALIZATION_FAILURE, sqlState } from '../db/sqlstate.js';
 import { withTransaction } from '../db/withTransaction.js';
+import type { Metrics } from '../observability/createMetrics.js';
+import { redactedMessage } from '../observability/redactUrl.js';
 import { FINISHED_ATTEMPT_STATES } from '../vocabulary/attemptStates.js';
 import { postAttemptCost } from './postAttemptCost.js';
 
 // Our own constants, so quoting them inline is safe.
 const FINISHED = FINISHED_ATTEMPT_STATES.map((s) => `'${s}'`).join(', ');
 
-// Finished attempts with a cost not yet in the ledger, oldest first. SKIP LOCKED lets
-// several workers post at once without waiting on each other.
+// Finished attempts with a cost not yet in the ledger, oldest first, except those whose
+// posting failed (until an operator clears them). SKIP LOCKED lets several workers post
+// at once without waiting on each other.
 const PENDING_SQL = `
 SELECT a.id, a.provider, a.cost_micros, j.owner_id, j.id AS job_id
 FROM onejob.attempts a
 JOIN onejob.jobs j ON j.id = a.job_id
-WHERE a.cost_micros > 0 AND a.cost_posted_at IS NULL
+WHERE a.cost_micros > 0 AND a.cost_posted_at IS NULL AND a.cost_post_error IS NULL
   AND a.state IN (${FINISHED})
 ORDER BY a.finished_at
 LIMIT $1
 FOR UPDATE OF a SKIP LOCKED`;
 
 const MARK_SQL = 'UPDATE onejob.attempts SET cost_posted_at = now() WHERE id = ANY($1::uuid[])';
+const FAILED_SQL =
+  'UPDATE onejob.attempts SET cost_post_error = $2, cost_post_failed_at = now() WHERE id = $1';
+
+export interface CostPosterOptions {
+  /** Attempts per pass. */
+  limit?: number;
+  /** Where onejob_cost_post_failures_total counts attempts whose cost could not be posted. */
+  metrics?: Pick<Metrics, 'costPostFailures'> | undefined;
+  /** Told about each attempt whose cost could not be posted (to log it). */
+  onFailure?: (failure: { attemptId: string; ownerId: string; error: string }) => void;
+}
+
+/** Errors that say nothing about the attempt: the whole pass is retried later instead. */
+function transient(error: unknown): boolean {
+  const code = sqlState(error);
+  return isDatabaseUnavailable(error) || code === DEADLOCK_DETECTED || code === SERIALIZATION_FAILURE;
+}
 
 /**
  * Posts the cost of finished attempts to the ledger, losers of races included, so
  * duplicated work shows up as money: a transfer from the owner's usage account to the
  * provider's account per attempt. The transfer id is derived from the attempt id and the
  * flag is set in the same transaction, so a crash or two posters never post twice.
- * Returns how many attempts were posted.
+ *
+ * Each attempt is posted under its own savepoint: an attempt whose transfer is refused
+ * (an account in another currency, an amount out of range) is rolled back alone, its
+ * error recorded on the attempt (`cost_post_error`) and skipped by later passes, so it
+ * never holds up another attempt's or another owner's costs. listCostPostFailures lists
+ * them; retryCostPosts puts them back once fixed. Returns how many attempts were posted.
  */
 export async function postPendingAttemptCosts(
   pool: pg.Pool,
   config: OnejobConfig,
-  limit = 200,
+  options: CostPosterOptions | number = {},
 ): Promise<number> {
+  const { limit = 200, metrics, onFailure } = typeof options === 'number' ? { limit: options } : options;
   return withTransaction(pool, async (tx) => {
     const { rows } = await tx.query<{
       id: string;
@@ -41,19 +69,91 @@ export async function postPendingAttemptCosts(
       owner_id: string;
       job_id: string;
     }>(PENDING_SQL, [limit]);
+    const posted: string[] = [];
     for (const row of rows) {
-      await postAttemptCost(tx, {
-        ownerId: row.owner_id,
-        attemptId: row.id,
-        provider: row.provider,
-        costMicros: Number(row.cost_micros),
-        currency: config.providers[row.provider]?.prices?.currency ?? 'USD',
-        jobId: row.job_id,
-      });
+      await tx.query('SAVEPOINT attempt_cost');
+      try {
+        await postAttemptCost(tx, {
+          ownerId: row.owner_id,
+          attemptId: row.id,
+          provider: row.provider,
+          costMicros: Number(row.cost_micros),
+          currency: config.providers[row.provider]?.prices?.currency ?? 'USD',
+          jobId: row.job_id,
+        });
+        await tx.query('RELEASE SAVEPOINT attempt_cost');
+        posted.push(row.id);
+      } catch (error) {
+        if (transient(error)) throw error;
+        await tx.query('ROLLBACK TO SAVEPOINT attempt_cost');
+        const message = redactedMessage(error).slice(0, 2000);
+        await tx.query(FAILED_SQL, [row.id, message]);
+        metrics?.costPostFailures.inc();
+        onFailure?.({ attemptId: row.id, ownerId: row.owner_id, error: message });
+      }
     }
-    if (rows.length) await tx.query(MARK_SQL, [rows.map((r) => r.id)]);
-    return rows.length;
+    if (posted.length) await tx.query(MARK_SQL, [posted]);
+    return posted.length;
   });
+}
+
+export interface CostPostFailure {
+  attemptId: string;
+  jobId: string;
+  ownerId: string;
+  provider: string;
+  costMicros: number;
+  /** Why the transfer was refused (URLs reduced to scheme, host and port). */
+  error: string;
+  failedAt: string;
+}
+
+const FAILURES_SQL = `
+SELECT a.id, a.job_id, j.owner_id, a.provider, a.cost_micros::text, a.cost_post_error, a.cost_post_failed_at
+FROM onejob.attempts a
+JOIN onejob.jobs j ON j.id = a.job_id
+WHERE a.cost_post_error IS NOT NULL AND a.cost_posted_at IS NULL
+  AND ($1::text IS NULL OR j.owner_id = $1)
+ORDER BY a.cost_post_failed_at, a.id
+LIMIT $2`;
+
+/**
+ * Attempts whose cost the poster could not post, oldest failure first, for operators (all
+ * owners unless `ownerId` is given). Fix the cause (for example an account that holds
+ * another currency), then call retryCostPosts.
+ */
+export async function listCostPostFailures(
+  db: Queryable,
+  query: { ownerId?: string | undefined; limit?: number | undefined } = {},
+): Promise<CostPostFailure[]> {
+  const { rows } = await db.query<{
+    id: string;
+    job_id: string;
+    owner_id: string;
+    provider: string;
+    cost_micros: string;
+    cost_post_error: string;
+    cost_post_failed_at: Date;
+  }>(FAILURES_SQL, [query.ownerId ?? null, Math.min(Math.max(query.limit ?? 100, 1), 1000)]);
+  return rows.map((r) => ({
+    attemptId: r.id,
+    jobId: r.job_id,
+    ownerId: r.owner_id,
+    provider: r.provider,
+    costMicros: Number(r.cost_micros),
+    error: r.cost_post_error,
+    failedAt: r.cost_post_failed_at.toISOString(),
+  }));
+}
+
+const RETRY_SQL = `
+UPDATE onejob.attempts SET cost_post_error = NULL, cost_post_failed_at = NULL
+WHERE cost_post_error IS NOT NULL AND cost_posted_at IS NULL AND ($1::uuid[] IS NULL OR id = ANY($1::uuid[]))`;
+
+/** Clears recorded failures (the given attempts, or all) so the next pass posts them again. */
+export async function retryCostPosts(db: Queryable, attemptIds?: string[]): Promise<number> {
+  const { rowCount } = await db.query(RETRY_SQL, [attemptIds ?? null]);
+  return rowCount ?? 0;
 }
 
 /** Posts pending attempt costs every `intervalMs` until stopped. */
@@ -62,12 +162,13 @@ export function startCostPoster(
   config: OnejobConfig,
   onError: (error: unknown) => void,
   intervalMs = 1_000,
+  options: CostPosterOptions = {},
 ): () => Promise<void> {
   let stopped = false;
   let current: Promise<unknown> = Promise.resolve();
   const tick = async () => {
     if (stopped) return;
-    current = postPendingAttemptCosts(pool, config).catch(onError);
+    current = postPendingAttemptCosts(pool, config, options).catch(onError);
     await current;
     if (!stopped) timer = setTimeout(tick, intervalMs);
   };

@@ -2,7 +2,8 @@ import type { Queryable } from '../db/createPool.js';
 import { sqlState, UNIQUE_VIOLATION } from '../db/sqlstate.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { checkInstant, checkTransferId } from './checkTransferRequest.js';
-import { differentFields } from './createTransfer.js';
+import { amountOutOfRange, differentFields } from './createTransfer.js';
+import { refuseReservedTransferId } from './reservedNames.js';
 import { TRANSFER_COLUMNS, type TransferRow, type TransferView, transferView } from './transferView.js';
 
 /** The transfer to reverse, the id of its reversal, and why. */
@@ -55,6 +56,9 @@ export async function reverseTransfer(
 ): Promise<ReverseTransferResult> {
   const transferId = checkTransferId(req.transferId, 'transfer id');
   const id = checkTransferId(req.id);
+  // Attempt costs are the engine's record of work done: a tenant cannot undo them.
+  refuseReservedTransferId(transferId, 'transfer id');
+  refuseReservedTransferId(id, 'id');
   if (typeof req.reason !== 'string' || req.reason.length < 1 || req.reason.length > REASON_MAX) {
     throw new OnejobError(
       'request_invalid',
@@ -77,7 +81,7 @@ export async function reverseTransfer(
       effectiveAt,
     ]));
   } catch (error) {
-    if (sqlState(error) !== UNIQUE_VIOLATION) throw error;
+    if (sqlState(error) !== UNIQUE_VIOLATION) throw amountOutOfRange(error) ?? error;
     // Another reversal of this transfer exists. If it is this very request (a concurrent
     // retry under the same id), it is a replay; otherwise the transfer is already reversed.
     // (Inside a caller's transaction the error aborted it, the read fails and we say 409.)

@@ -1,4 +1,5 @@
 // Ledger rows to their public representation (contract section 4, Ledger).
+import { OnejobError } from '../errors/OnejobError.js';
 
 /** A recorded transfer. */
 export interface TransferView {
@@ -59,10 +60,17 @@ export function transferView(row: TransferRow): TransferView {
   };
 }
 
-/** bigint and numeric arrive from pg as strings; amounts are kept within JavaScript's safe integers. */
+/**
+ * bigint and numeric arrive from pg as strings. The database keeps every account's
+ * debits and credits within JavaScript's safe integers (ledger_account_totals_safe), so
+ * this only refuses sums written before that guard existed: a clear 422, never a RangeError.
+ */
 export function toAmount(value: string | number): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n))
-    throw new RangeError(`ledger amount ${value} exceeds Number.MAX_SAFE_INTEGER`);
+    throw new OnejobError(
+      'ledger_amount_out_of_range',
+      `A ledger amount (${value}) exceeds ${Number.MAX_SAFE_INTEGER} (2^53 - 1); it was recorded before the ledger refused such transfers.`,
+    );
   return n;
 }

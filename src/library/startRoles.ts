@@ -64,8 +64,15 @@ export async function startRoles(onejob: RolesDeps, options: StartOptions = {}):
       const worker = onejob.attempts.startWorker(options.worker);
       stops.push(() => worker.stop());
       // Finished attempts' costs go to the ledger (idempotent per attempt).
-      const stopCosts = startCostPoster(onejob.pool, onejob.config, (error) =>
-        onejob.logger.warn({ err: error }, 'posting attempt costs failed; retrying'),
+      const stopCosts = startCostPoster(
+        onejob.pool,
+        onejob.config,
+        (error) => onejob.logger.warn({ err: error }, 'posting attempt costs failed; retrying'),
+        undefined,
+        {
+          metrics: onejob.metrics,
+          onFailure: (f) => onejob.logger.warn(f, 'an attempt cost was refused; it is skipped until retried'),
+        },
       );
       stops.push(stopCosts);
     }

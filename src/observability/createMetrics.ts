@@ -84,6 +84,11 @@ export function createMetrics() {
       labelNames: ['source', 'outcome'] as const,
       registers: [registry],
     }),
+    costPostFailures: new Counter({
+      name: 'onejob_cost_post_failures_total',
+      help: 'Attempt costs the cost poster could not post; each is recorded on its attempt and skipped until retried',
+      registers: [registry],
+    }),
     providerVerifications: new Counter({
       name: 'onejob_provider_verifications_total',
       help: 'Contract verifications of a provider for an operation, by result (verified, failed)',

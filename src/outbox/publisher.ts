@@ -1,4 +1,5 @@
 import type { CloudEvent } from '../events/cloudEvent.js';
+import { redactError, redactUrls } from '../observability/redactUrl.js';
 
 /** One outbox event as a publisher sees it. */
 export interface OutboxEvent {
@@ -54,8 +55,10 @@ export interface Publisher {
  */
 export class PublishError extends Error {
   readonly unavailable: boolean;
+  // Messages are stored as lastError (returned to the job's owner) and logged with their
+  // cause: URLs in either keep only scheme, host and port, never credentials or tokens.
   constructor(message: string, options: { unavailable: boolean; cause?: unknown }) {
-    super(message, { cause: options.cause });
+    super(redactUrls(message), { cause: redactError(options.cause) });
     this.name = 'PublishError';
     this.unavailable = options.unavailable;
   }

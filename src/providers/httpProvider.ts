@@ -3,6 +3,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { HttpProviderConfig } from '../config/types.js';
+import { redactUrls } from '../observability/redactUrl.js';
 import type { AttemptError, Provider, ProviderCall, ProviderOutcome, ProviderStatus } from './types.js';
 
 /** 4xx answers that do not prove the request was refused: the provider may still act on it. */
@@ -80,7 +81,8 @@ function send(
           : code === 'ECONNREFUSED'
             ? 'connection_refused'
             : `connect_${code.toLowerCase()}`,
-        message: error.message,
+        // Attempt errors are stored and shown to the job's owner: no credentials or paths.
+        message: redactUrls(error.message),
         cause: code,
       };
       finish(connected ? { kind: 'lost', error: e } : { kind: 'not_sent', error: e });
@@ -95,7 +97,7 @@ function send(
         }),
       );
       res.on('error', (error) =>
-        finish({ kind: 'lost', error: { code: 'response_interrupted', message: error.message } }),
+        finish({ kind: 'lost', error: { code: 'response_interrupted', message: redactUrls(error.message) } }),
       );
     });
     req.end(body);

@@ -58,7 +58,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   let token: string | undefined;
   let apiKeys: ApiKeys;
   if (env.ONEJOB_API_KEYS) {
-    apiKeys = ApiKeys.parse(env.ONEJOB_API_KEYS);
+    apiKeys = ApiKeys.parse(env.ONEJOB_API_KEYS, (message) => logger.warn(message));
   } else if (connectionString) {
     throw new StartupError(
       'ONEJOB_API_KEYS is not set. With an external DATABASE_URL onejob will not invent credentials: ' +

@@ -19,6 +19,7 @@ const RELEASED: Record<string, string> = {
   '0006_providers': '8033a57d97c7cb8a42a1e4708df979949b575d24acda079831205a07feb7f3ef',
   '0007_attempt_costs': 'af9ed3b0f1753836d1495b1b120b61aeb6985ca9b7552ade6a800f6c0eee38cc',
   '0008_notify_after_commit': 'd8b0b31e29d835293cb309638a9892ec912fe1dead90d8cbfb573961393f24b5',
+  '0009_ledger_safety': '1b379836d2eac6523b70b396193a37b75d82e40bef12191998303a34dfb53c2d',
 };
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

@@ -225,16 +225,16 @@ describe('ledger transfers', () => {
 
   it('account names and transfer ids with colons and dots work in URLs', async () => {
     const r = await transfer({
-      id: 'attempt-cost:0190.x',
-      debitAccount: 'usage:USD_MICROS',
-      creditAccount: 'provider:sim.pay:USD_MICROS',
+      id: 'order:0190.x',
+      debitAccount: 'customer:42.a',
+      creditAccount: 'merchant:sim.pay:EUR',
       amount: 300,
-      currency: 'USD_MICROS',
+      currency: 'EUR',
     });
     expect(r.status).toBe(201);
-    expect((await balance('provider:sim.pay:USD_MICROS')).body).toMatchObject({ balance: 300 });
-    expect((await t.request('/v1/ledger/transfers/attempt-cost:0190.x')).status).toBe(200);
-    const entries = await t.request(`/v1/ledger/accounts/${encodeURIComponent('usage:USD_MICROS')}/entries`);
+    expect((await balance('merchant:sim.pay:EUR')).body).toMatchObject({ balance: 300 });
+    expect((await t.request('/v1/ledger/transfers/order:0190.x')).status).toBe(200);
+    const entries = await t.request(`/v1/ledger/accounts/${encodeURIComponent('customer:42.a')}/entries`);
     expect(((await entries.json()) as { items: unknown[] }).items).toHaveLength(1);
   });
 

@@ -48,7 +48,7 @@ describe('outbox configuration', () => {
         pollMs: 250,
       }),
       'test',
-      { HOOK_SECRET: 'whsec_c2VjcmV0' },
+      { HOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}` },
     );
     expect(config.outbox?.publishers).toHaveLength(4);
   });
@@ -78,6 +78,20 @@ describe('outbox configuration', () => {
   it('refuses two publishers under one name, since delivery progress is tracked by name', () => {
     const e = refusal({ publishers: [{ kind: 'log' }, { kind: 'log' }] });
     expect(e.path).toBe('/outbox/publishers/1/name');
+  });
+
+  it('refuses a webhook signing secret under 24 bytes at load, naming its config path', () => {
+    const hook = { kind: 'webhook', url: 'http://127.0.0.1:9/x', secretEnv: 'HOOK_SECRET' };
+    for (const weak of ['whsec_AA==', `whsec_${Buffer.alloc(23, 1).toString('base64')}`, 'not base64!']) {
+      const e = refusal({ publishers: [hook] }, { HOOK_SECRET: weak });
+      expect(e.path).toBe('/outbox/publishers/0/secretEnv');
+      expect(e.message).toContain('HOOK_SECRET');
+    }
+    expect(() =>
+      validateConfig(withOutbox({ publishers: [hook] }), 'test', {
+        HOOK_SECRET: `whsec_${Buffer.alloc(24, 1).toString('base64')}`,
+      }),
+    ).not.toThrow();
   });
 
   it('retry delays grow exponentially from retryBaseMs and stop at retryMaxMs', () => {

@@ -3,7 +3,7 @@ import type { Publisher } from '../publisher.js';
 import { logPublisher } from './logPublisher.js';
 import { natsPublisher } from './natsPublisher.js';
 import { rabbitPublisher } from './rabbitPublisher.js';
-import { webhookPublisher } from './webhookPublisher.js';
+import { webhookPublisher, webhookSecretProblem } from './webhookPublisher.js';
 
 /**
  * Builds the publishers named in `outbox.publishers` (the log publisher when none are).
@@ -19,7 +19,7 @@ export function createPublishers(
   env: NodeJS.ProcessEnv = process.env,
 ): Publisher[] {
   const list = configs && configs.length > 0 ? configs : [{ kind: 'log' as const }];
-  return list.map((c) => {
+  return list.map((c, i) => {
     switch (c.kind) {
       case 'nats':
         return natsPublisher(c);
@@ -29,6 +29,11 @@ export function createPublishers(
         const secret = env[c.secretEnv];
         if (!secret)
           throw new Error(`outbox webhook publisher ${c.name ?? 'webhook'}: ${c.secretEnv} is not set`);
+        const problem = webhookSecretProblem(secret);
+        if (problem)
+          throw new Error(
+            `/outbox/publishers/${i}/secretEnv: ${c.secretEnv} (outbox webhook publisher ${c.name ?? 'webhook'}) ${problem}`,
+          );
         return webhookPublisher({ ...c, secret });
       }
       default: // 'log'

@@ -6,6 +6,7 @@ import {
   jetstreamManager,
 } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { redactUrls } from '../../observability/redactUrl.js';
 import { eventJson, PublishError, type Publisher } from '../publisher.js';
 
 export interface NatsPublisherOptions {
@@ -96,10 +97,13 @@ export function natsPublisher(options: NatsPublisherOptions): Publisher {
           throw error;
         }
       } catch (error) {
-        throw new PublishError(`NATS at ${options.url} is unavailable: ${(error as Error).message}`, {
-          unavailable: true,
-          cause: error,
-        });
+        throw new PublishError(
+          `NATS at ${redactUrls(options.url)} is unavailable: ${(error as Error).message}`,
+          {
+            unavailable: true,
+            cause: error,
+          },
+        );
       } finally {
         connecting = undefined;
       }

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { redactUrl } from '../../observability/redactUrl.js';
 import { eventJson, PublishError, type Publisher } from '../publisher.js';
 
 export interface WebhookPublisherOptions {
@@ -9,6 +10,25 @@ export interface WebhookPublisherOptions {
   headers?: Record<string, string>;
   timeoutMs?: number;
   concurrency?: number;
+}
+
+/** Shorter signing secrets are refused at start: a short HMAC key can be guessed offline. */
+export const MIN_WEBHOOK_SECRET_BYTES = 24;
+
+/**
+ * Why `secret` cannot sign webhooks, or undefined when it can: Standard Webhooks secrets
+ * are base64 (optionally prefixed `whsec_`) of at least MIN_WEBHOOK_SECRET_BYTES bytes.
+ */
+export function webhookSecretProblem(secret: string): string | undefined {
+  const base64 = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(base64) || base64.replace(/=+$/, '').length % 4 === 1) {
+    return 'is not base64 (optionally prefixed whsec_)';
+  }
+  const bytes = Buffer.from(base64, 'base64').length;
+  if (bytes < MIN_WEBHOOK_SECRET_BYTES) {
+    return `decodes to ${bytes} bytes; use at least ${MIN_WEBHOOK_SECRET_BYTES} random bytes, such as whsec_$(head -c 32 /dev/urandom | base64)`;
+  }
+  return undefined;
 }
 
 /** Network errors that prove the endpoint was not reached: nothing about the event. */
@@ -52,7 +72,7 @@ export function webhookPublisher(options: WebhookPublisherOptions): Publisher {
       } catch (error) {
         const code = (error as { cause?: { code?: string } }).cause?.code;
         if (code && UNREACHABLE.has(code)) {
-          throw new PublishError(`webhook endpoint ${options.url} is unreachable (${code})`, {
+          throw new PublishError(`webhook endpoint ${redactUrl(options.url)} is unreachable (${code})`, {
             unavailable: true,
             cause: error,
           });

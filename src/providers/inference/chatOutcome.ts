@@ -2,6 +2,7 @@
 // what came back (definite failure, unknown, or a model answer), and checking that
 // answer against the operation's contract. The adapters only speak their wire format.
 import type { OperationConfig, Prices, ProviderConfig } from '../../config/types.js';
+import { redactedMessage, redactUrl, redactUrls } from '../../observability/redactUrl.js';
 import type { AttemptError, ProviderCall, ProviderOutcome, Usage } from '../types.js';
 import { checkOutput, describeViolations } from './checkOutput.js';
 import { countPromptTokens } from './checkTokenizer.js';
@@ -93,7 +94,10 @@ export async function postJson(
       return {
         outcome: {
           kind: 'failure',
-          error: { code: 'connection_refused', message: `${url}: ${code}; the request was never sent` },
+          error: {
+            code: 'connection_refused',
+            message: `${redactUrl(url)}: ${code}; the request was never sent`,
+          },
         },
       };
     }
@@ -102,7 +106,7 @@ export async function postJson(
         kind: 'unknown',
         error: {
           code: 'connection_reset',
-          message: `${url}: ${code ?? (error as Error).message}; the provider may have received the request`,
+          message: `${redactUrl(url)}: ${code ?? redactedMessage(error)}; the provider may have received the request`,
         },
       },
     };
@@ -116,7 +120,10 @@ const AMBIGUOUS_4XX = new Set([408, 409, 425, 429]);
 export function statusOutcome(answer: HttpAnswer, providerMessage: string | undefined): ProviderOutcome {
   const error: AttemptError = {
     code: `http_${answer.status}`,
-    message: providerMessage ? `HTTP ${answer.status}: ${providerMessage}` : `HTTP ${answer.status}`,
+    // The provider's own message may echo URLs (with keys in their query): stored, so redacted.
+    message: providerMessage
+      ? `HTTP ${answer.status}: ${redactUrls(providerMessage)}`
+      : `HTTP ${answer.status}`,
   };
   const retryAfter = answer.headers.get('retry-after');
   if (retryAfter) error.retryAfter = retryAfter;
