@@ -130,6 +130,7 @@ async function startPostmaster(
       ],
       {
         detached: true,
+        windowsHide: true,
         stdio: ['ignore', log.fd, log.fd],
         env: { ...process.env, LC_MESSAGES: 'C' },
         ...(process.getuid?.() === 0 ? uidGid(postgresUserIds()) : {}),
