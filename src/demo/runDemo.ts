@@ -141,13 +141,13 @@ export async function timeoutUnknown(
     'A timeout leaves the job unknown',
     'The provider never answers. Did it charge? Nobody knows yet.',
   );
+  // The fallback button may send the job to sim-quick only once it passed verification.
+  const verified = await verifyFallback(baseUrl, env, 'demo-timeout');
   const job = await client.jobs.create(
     'demo-timeout',
     { amount: 990 },
     { idempotencyKey: newIntentKey('slow-') },
   );
-  // The fallback button may send the job to sim-quick only once it passed verification.
-  const verified = await verifyFallback(baseUrl, env, 'demo-timeout');
   const unknown = await client.jobs.wait(job.id, {
     timeoutMs: 15_000,
     until: (j) => j.state === 'unknown' || ['succeeded', 'failed', 'cancelled'].includes(j.state),
