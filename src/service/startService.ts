@@ -139,7 +139,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
         await onejob.close();
         if (embedded?.startedHere) {
           progress('pools closed; stopping embedded PostgreSQL');
-          await embedded.stop();
+          await embedded.stop({ waitForSessionsMs: 5_000 });
         }
         progress('stopped');
       })();

@@ -71,6 +71,8 @@ describe('Ctrl-C on onejob serve', { timeout: 180_000 }, () => {
 
       expect(Buffer.byteLength(after)).toBeLessThan(4096);
       expect(after).not.toMatch(/ECONNREFUSED|terminating connection|Connection terminated/);
+      // Nothing went wrong, so nothing is logged as a warning or an error.
+      expect(after).not.toMatch(/"level":(40|50|60)/);
       const phases = [
         /onejob: SIGINT: taking no new requests or claims/,
         /onejob: drained in \d+ ms; closing database pools/,
