@@ -203,7 +203,8 @@ const BINARY_PLATFORM = process.platform === 'win32' ? 'windows' : process.platf
 
 /** postmaster.pid's status line says "ready" once the server accepts connections. */
 async function waitUntilReady(dataDir: string, pid: number | undefined): Promise<true | string> {
-  const deadline = Date.now() + 60_000;
+  // Generous: on a busy machine a first start (after initdb) can take tens of seconds.
+  const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     const lines = await readFile(join(dataDir, 'postmaster.pid'), 'utf8').then(
       (text) => text.split('\n'),
@@ -212,7 +213,7 @@ async function waitUntilReady(dataDir: string, pid: number | undefined): Promise
     if (Number(lines[0]) === pid && lines[7]?.trim() === 'ready') return true;
     await new Promise((r) => setTimeout(r, 50));
   }
-  return 'not ready after 60 s';
+  return 'not ready after 120 s';
 }
 
 /** PostgreSQL refuses to run as root: as root it runs as the `postgres` user initdb created. */
