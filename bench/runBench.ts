@@ -15,8 +15,10 @@ import type { LoadResult } from './measureLoad.js';
 import { silentProgress, stderrProgress } from './progress.js';
 import { claimComplete, claimCompleteUnavailable } from './scenarios/claimComplete.js';
 import { jetstreamPublish } from './scenarios/jetstreamPublish.js';
+import { libraryCreate } from './scenarios/libraryCreate.js';
 import { graphileAddJob, graphileNoop, pgBossSend } from './scenarios/peers.js';
-import { queueJobs, rawClaimComplete, rawCreate, rawLookup, registerPublisher } from './scenarios/rawSql.js';
+import { pgbenchCreate, pgbenchCreateBatch, pgbenchLookup } from './scenarios/pgbench.js';
+import { queueJobs, rawClaimComplete, registerPublisher } from './scenarios/rawSql.js';
 import { relayThroughput, relayUnavailable } from './scenarios/relayThroughput.js';
 import { BENCH_TOKEN, ROOT, type ServerProcess, startServer } from './serverProcess.js';
 
@@ -32,8 +34,10 @@ export const SCENARIO_IDS = [
   'e',
   'e-raw',
   'f-create',
+  'f-create-batch',
   'f-lookup',
   'f-claim',
+  'g-lib-create',
   'g-pgboss',
   'g-gw-add',
   'g-gw-noop',
@@ -116,8 +120,8 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
 
   try {
     // Intake over HTTP (a, b, c) against `onejob serve --role api`, then the same
-    // statements without HTTP (f) on the same database.
-    if (wanted('a64', 'a16', 'b', 'c', 'f-create', 'f-lookup')) {
+    // statements from pgbench (f) and onejob in-process (g-lib-create) on the same database.
+    if (wanted('a64', 'a16', 'b', 'c', 'f-create', 'f-create-batch', 'f-lookup', 'g-lib-create')) {
       const db = await freshDatabase('intake');
       await queueJobs(db.url, REPLAY_KEYS, 'seed-');
       // As in a deployment with a relay: every outbox row fans out to a delivery row.
@@ -200,12 +204,24 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
           await server.stop();
         }
       }
-      const raw = { url: db.url, concurrency: o.concurrency, poolSize: o.poolSize, ...timing };
-      await scenario('f-create', 'raw create SQL via pg (no HTTP)', o.concurrency, () =>
-        rawCreate(raw, 'f-'),
+      const raw = { url: db.url, concurrency: o.concurrency, ...timing };
+      await scenario(
+        'f-create',
+        'pgbench: the create statement, one job per transaction',
+        o.concurrency,
+        () => pgbenchCreate(raw),
       );
-      await scenario('f-lookup', 'raw duplicate lookup by (owner, key)', o.concurrency, () =>
-        rawLookup(raw, 'seed-', REPLAY_KEYS),
+      await scenario(
+        'f-create-batch',
+        `pgbench: the group-commit statement, ${o.concurrency} jobs per transaction`,
+        o.concurrency,
+        () => pgbenchCreateBatch(raw, o.concurrency),
+      );
+      await scenario('f-lookup', 'pgbench: lookup by (owner, key)', o.concurrency, () =>
+        pgbenchLookup(raw, 'seed-', REPLAY_KEYS),
+      );
+      await scenario('g-lib-create', 'onejob jobs.create in-process (library)', o.concurrency, () =>
+        libraryCreate({ ...raw, poolSize: o.poolSize, workerConcurrency: o.workerConcurrency }, 'g-lib-'),
       );
     }
 

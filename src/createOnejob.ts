@@ -7,6 +7,7 @@ import { isOnejobError, OnejobError } from './errors/OnejobError.js';
 import { Wakeups } from './events/wakeups.js';
 import { archiveJobs } from './jobs/archiveJobs.js';
 import { type CreateJobRequest, type CreateJobResult, createJob } from './jobs/createJob.js';
+import { createJobBatcher } from './jobs/createJobBatcher.js';
 import { getJob } from './jobs/getJob.js';
 import {
   type JobDeliveryView,
@@ -21,6 +22,7 @@ import type { AnyCodeOperation } from './library/defineOperation.js';
 import { createInboxHandle, type InboxHandle } from './library/inboxHandle.js';
 import { createLedgerHandle, type LedgerHandle } from './library/ledgerHandle.js';
 import { createOutboxHandle, type OutboxHandle } from './library/outboxHandle.js';
+import { createProvidersHandle, type ProvidersHandle } from './library/providersHandle.js';
 import { registerCodeOperations } from './library/registerCodeOperations.js';
 import { type RunningRoles, type StartOptions, startRoles } from './library/startRoles.js';
 import type {
@@ -33,8 +35,16 @@ import type {
 import { createLogger } from './observability/createLogger.js';
 import { createMetrics, type Metrics } from './observability/createMetrics.js';
 import { OperationRegistry } from './operations/operationRegistry.js';
-import { createProviders, type ProviderRegistry } from './providers/createProviders.js';
+import { createProviders } from './providers/createProviders.js';
 
+/**
+ * Options of `createOnejob`.
+ *
+ * @example
+ * ```ts
+ * const options: OnejobOptions = { pool, config, operations: [charge], env: process.env };
+ * ```
+ */
 export interface OnejobOptions {
   /** Your pool (shared with your own queries), or a connection string for onejob to own one. */
   pool?: pg.Pool;
@@ -83,8 +93,8 @@ export interface Onejob {
       options?: { batchSize?: number; maxJobs?: number },
     ): Promise<{ archived: number }>;
   };
-  /** The configured providers, built from config by kind. */
-  readonly providers: ProviderRegistry;
+  /** The configured providers, built from config by kind, with their verification status and run. */
+  readonly providers: ProvidersHandle;
   /** Start, abandon and cancel attempts; run a worker in this process. */
   readonly attempts: AttemptsHandle;
   /** Your own events through the transactional outbox, and the exactly-once consumer helper. */
@@ -134,7 +144,17 @@ export type TypedOnejob<Ops extends AnyCodeOperation = never> = Omit<Onejob, 'jo
   };
 };
 
-/** The engine behind `onejob serve`, usable as a library in your own service. */
+/**
+ * The engine behind `onejob serve`, usable as a library in your own service.
+ *
+ * @example
+ * ```ts
+ * const onejob = createOnejob({ pool, config, operations: [charge] });
+ * await onejob.start();
+ * const { job } = await onejob.jobs.create({ ownerId: 'cus_1', idempotencyKey: 'order:42', operation: 'charge', input: { amount: 1999 } });
+ * await onejob.close();
+ * ```
+ */
 export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>(
   options: OnejobOptions & { operations?: Ops },
 ): TypedOnejob<Ops[number]> {
@@ -155,6 +175,18 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
   const closers: (() => Promise<void> | void)[] = [];
   const wakeups = new Wakeups(pool, { logger });
   const outbox = createOutboxHandle(pool);
+  const batcher = createJobBatcher(pool, operations, {
+    maxBatchSize: config.intake?.maxBatchSize,
+    maxWaitMs: config.intake?.maxBatchWaitMs,
+    maxInFlight: config.intake?.maxBatchesInFlight,
+    onBatch: ({ size, fellBack, error }) => {
+      metrics.intakeBatches.observe(size);
+      if (fellBack) {
+        metrics.intakeFallbacks.inc();
+        logger.warn({ err: error, size }, 'intake batch failed; its requests went one at a time');
+      }
+    },
+  });
 
   const db = (o?: TxOption): Queryable => o?.tx ?? pool;
   // A typed read names the operation it expects; any other job is not found, like another owner's.
@@ -176,7 +208,8 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
       async create(req, o) {
         let result: CreateJobResult;
         try {
-          result = await createJob(db(o), operations, req);
+          // The caller's transaction decides alone; everything else joins the group commit.
+          result = await (o?.tx ? createJob(o.tx, operations, req) : batcher.create(req));
         } catch (error) {
           if (isOnejobError(error, 'idempotency_key_reused')) metrics.idempotencyConflicts.inc();
           throw error;
@@ -207,7 +240,7 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
       events: (ownerId, id) => listJobEvents(pool, ownerId, id),
       deliveries: (ownerId, id) => listJobDeliveries(pool, ownerId, id),
     },
-    providers: createProviders(config, options.env),
+    providers: createProvidersHandle(createProviders(config, options.env), () => onejob),
     attempts: createAttemptsHandle(() => onejob),
     outbox: {
       ...outbox,

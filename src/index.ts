@@ -1,4 +1,33 @@
-// Public library API of onejob.
+/**
+ * The library API of onejob: embed the engine in your own Node.js service, share your
+ * `pg` pool and transactions, and write operations as TypeScript functions.
+ *
+ * `onejob.start()` runs the worker and the outbox relay in your process. The relay
+ * publishes every event to the publishers in `config.outbox.publishers`; when there are
+ * none, it runs the **log publisher, which prints each event as one CloudEvent JSON line
+ * on stdout**. To turn it off, name the publishers you want in `config.outbox.publishers`
+ * (or pass them as `start({ relay: { publishers } })`), or start only the worker with
+ * `start({ roles: ['worker'] })` and run the relay elsewhere; events then wait in the
+ * outbox until a relay publishes them.
+ *
+ * @example
+ * ```ts
+ * import { createOnejob, defineOperation, migrate } from 'onejob';
+ *
+ * const greet = defineOperation('greet', {
+ *   inputSchema: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+ *   attemptTimeoutMs: 5_000,
+ *   async run(ctx) {
+ *     return { greeting: `hello ${ctx.input.name}` };
+ *   },
+ * });
+ * await migrate(process.env.DATABASE_URL!);
+ * const onejob = createOnejob({ connectionString: process.env.DATABASE_URL!, operations: [greet] });
+ * await onejob.start({ roles: ['worker'] }); // no relay in this process: nothing printed on stdout
+ * ```
+ *
+ * @module onejob
+ */
 
 export { ConfigError, loadConfig, validateConfig } from './config/loadConfig.js';
 export type { OnejobConfig, OperationConfig, ProviderConfig } from './config/types.js';
@@ -37,8 +66,9 @@ export {
   type StartOptions,
 } from './library/startRoles.js';
 export type { InboxHandle } from './library/inboxHandle.js';
-export type { LedgerHandle } from './library/ledgerHandle.js';
+export type { AccountRequest, GetTransferRequest, LedgerHandle } from './library/ledgerHandle.js';
 export type { OutboxHandle } from './library/outboxHandle.js';
+export type { ProvidersHandle } from './library/providersHandle.js';
 export { consumeOnce, pruneConsumerInbox, type ConsumeOnceResult } from './outbox/consumeOnce.js';
 export { publishEvent, type PublishEventInput, type PublishEventResult } from './outbox/publishEvent.js';
 export type { RelayOptions } from './outbox/startRelay.js';
@@ -48,6 +78,8 @@ export type { WorkerOptions } from './attempts/worker.js';
 export type { JobDeliveryView, JobEventView } from './jobs/jobHistory.js';
 export type { JobPage, ListJobsQuery } from './jobs/listJobs.js';
 export type { Provider, ProviderCall, ProviderOutcome } from './providers/types.js';
+export type { ProviderOperationStatus, ProviderStatus } from './providers/verification/providerStatus.js';
+export type { VerificationReport, VerifyOptions } from './providers/verification/verifyProvider.js';
 export { migrate } from './db/migrate.js';
 export { type ErrorCode, errorRegistry } from './errors/errorRegistry.js';
 export { isOnejobError, OnejobError } from './errors/OnejobError.js';
@@ -73,9 +105,12 @@ export type { TransferRequest } from './ledger/checkTransferRequest.js';
 export type { TransferView } from './ledger/transferView.js';
 export {
   registerSignatureScheme,
+  type EventIdSource,
+  type SchemeOptions,
   type SignatureScheme,
   type SignatureVerifier,
   type SignedDelivery,
+  type SignedPayload,
 } from './inbox/signatureSchemes.js';
 export { inboxSources, type InboxSource } from './inbox/inboxSources.js';
 export { receiveWebhook, type RawDelivery } from './inbox/receiveWebhook.js';
@@ -89,6 +124,13 @@ export {
   replayDeadLetter,
   type DeadLetter,
   type DeadLetterPage,
+  type DeadLetterQuery,
 } from './outbox/deadLetters.js';
-export { outboxBacklog, type PublisherBacklog } from './outbox/outboxBacklog.js';
+export {
+  outboxBacklog,
+  outboxDeliveryStates,
+  type BacklogQuery,
+  type DeliveryStateCount,
+  type PublisherBacklog,
+} from './outbox/outboxBacklog.js';
 export { cleanupOutbox } from './outbox/cleanupOutbox.js';

@@ -1,11 +1,8 @@
-// Our own raw limit, measured in the same run: the statements onejob issues, sent
-// straight through `pg` with no HTTP, no validation and no JSON building per request.
-import { randomBytes } from 'node:crypto';
+// Raw SQL through `pg` for the worker's limit (claim, then complete), and the seeding
+// every scenario starts from. The intake references run in pgbench (pgbench.ts).
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { CREATE_SQL, CREATE_STATEMENT } from '../../src/jobs/createJob.js';
 import { fingerprint } from '../../src/jobs/fingerprint.js';
-import { JOB_COLUMNS } from '../../src/jobs/jobView.js';
 import { type LoadResult, measureLoad } from '../measureLoad.js';
 import type { Progress } from '../progress.js';
 import { BENCH_OWNER } from '../serverProcess.js';
@@ -21,7 +18,6 @@ export interface RawRun {
 
 const INPUT = JSON.stringify({ amount: 1, note: 'bench' });
 const PRINT = fingerprint({ operation: 'noop', input: JSON.parse(INPUT) });
-const trace = () => `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
 
 function eventJson(id: string, jobId: string, type: string, data: string): string {
   return `{"specversion":"1.0","id":"${id}","source":"onejob","type":"${type}","subject":"${jobId}","time":"${new Date().toISOString()}","datacontenttype":"application/json","data":${data}}`;
@@ -38,65 +34,6 @@ async function withPool<T>(r: RawRun, fn: (pool: pg.Pool) => Promise<T>): Promis
   } finally {
     await pool.end();
   }
-}
-
-/** (f) The intake statement of `createJob`, one per unique key. Leaves `keyPrefix0..issued-1` behind. */
-export function rawCreate(r: RawRun, keyPrefix: string): Promise<LoadResult> {
-  return withPool(r, (pool) =>
-    measureLoad({
-      label: 'raw create SQL',
-      concurrency: r.concurrency,
-      warmupMs: r.warmupMs,
-      durationMs: r.durationMs,
-      progress: r.progress,
-      op: async (seq) => {
-        const id = uuidv7();
-        const eventId = uuidv7();
-        const key = `${keyPrefix}${seq}`;
-        const data = `{"jobId":"${id}","operation":"noop","idempotencyKey":"${key}","state":"queued","version":1}`;
-        // The same named prepared statement createJob sends.
-        const { rows } = await pool.query({
-          name: CREATE_STATEMENT,
-          text: CREATE_SQL,
-          values: [
-            id,
-            BENCH_OWNER,
-            key,
-            PRINT,
-            'noop',
-            INPUT,
-            trace(),
-            eventId,
-            data,
-            eventJson(eventId, id, 'onejob.job.created', data),
-          ],
-        });
-        if (rows.length !== 1) throw new Error('raw create returned no row');
-      },
-    }),
-  );
-}
-
-const LOOKUP_SQL = `SELECT ${JOB_COLUMNS} FROM onejob.jobs WHERE owner_id = $1 AND idempotency_key = $2`;
-
-/** (f) The duplicate lookup by (owner, key) alone: what a replay cannot go below. */
-export function rawLookup(r: RawRun, keyPrefix: string, keyCount: number): Promise<LoadResult> {
-  return withPool(r, (pool) =>
-    measureLoad({
-      label: 'raw duplicate lookup',
-      concurrency: r.concurrency,
-      warmupMs: r.warmupMs,
-      durationMs: r.durationMs,
-      progress: r.progress,
-      op: async (seq) => {
-        const { rows } = await pool.query(LOOKUP_SQL, [
-          BENCH_OWNER,
-          `${keyPrefix}${(seq * 7919) % keyCount}`,
-        ]);
-        if (rows.length !== 1) throw new Error('raw lookup found no job');
-      },
-    }),
-  );
 }
 
 /** Registers an outbox publisher, so the outbox trigger fans each event out to it as in production. */

@@ -10,6 +10,9 @@ import { providerForAttempt, requestedProvider } from './chooseProvider.js';
 import { startAttempt } from './startAttempt.js';
 import { startWorker, WORKER_DEFAULTS, type Worker, type WorkerOptions } from './worker.js';
 
+/**
+ * `onejob.attempts`: the fallback button, giving up on an unknown attempt, cancelling, and the worker.
+ */
 export interface AttemptsHandle {
   /**
    * Starts an attempt now (the fallback button). The attempt waits, `starting`, for a

@@ -20,6 +20,9 @@ import { markUnknown } from './markUnknown.js';
 import { type ReconcileJob, reconcileAttempt } from './reconcileAttempt.js';
 import { startAttempt } from './startAttempt.js';
 
+/**
+ * Options of the worker role (`start({ worker })`); the config's `worker` section sets the same defaults.
+ */
 export interface WorkerOptions {
   /** Attempts run at once by this worker. */
   concurrency?: number;

@@ -7,7 +7,19 @@ import type { Problem } from './types.js';
  */
 export type ClientErrorCode = 'network_error' | 'unexpected_response';
 
-/** Every failure of a client call: branch on `code`, which is stable. */
+/**
+ * Every failure of a client call: branch on `code`, which is stable.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.jobs.get(id);
+ * } catch (error) {
+ *   if (error instanceof OnejobClientError && error.code === 'job_not_found') return null;
+ *   throw error;
+ * }
+ * ```
+ */
 export class OnejobClientError extends Error {
   /** The problem `code` from the server, or a client code (`network_error`, `unexpected_response`). */
   readonly code: string;
@@ -37,6 +49,19 @@ export class OnejobClientError extends Error {
   }
 }
 
+/**
+ * True when `error` is an `OnejobClientError`, and has `code` when one is given.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.jobs.create('charge', { amount: 1999 }, { idempotencyKey: key });
+ * } catch (error) {
+ *   if (isOnejobClientError(error, 'idempotency_key_reused')) showConflict();
+ *   else throw error;
+ * }
+ * ```
+ */
 export function isOnejobClientError(error: unknown, code?: string): error is OnejobClientError {
   return error instanceof OnejobClientError && (code === undefined || error.code === code);
 }

@@ -3,6 +3,7 @@ import { type RetryMode, type TokenSource, type Transport, createTransport } fro
 import { type RetryOptions, resolveRetry, sleep } from './retryPolicy.js';
 import { type Attempt, type Job, type JobPage, type ListJobsQuery, SETTLED_STATES } from './types.js';
 
+/** Options of `createClient`. */
 export interface ClientOptions {
   /** Where onejob listens, e.g. `http://127.0.0.1:8080`; `''` for the page's own origin. */
   baseUrl: string;
@@ -16,10 +17,12 @@ export interface ClientOptions {
   timeoutMs?: number;
 }
 
+/** Options every client call takes. */
 export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** Options of `jobs.create` and `jobs.submit`. */
 export interface CreateOptions extends CallOptions {
   /** One key per user intent (see newIntentKey): the same key on every retry and on the fallback button. */
   idempotencyKey: string;
@@ -27,6 +30,9 @@ export interface CreateOptions extends CallOptions {
   traceparent?: string;
 }
 
+/**
+ * What `jobs.submit` returns: the job, whether the key already named it, and how many requests it took.
+ */
 export interface Submitted<I, R> {
   job: Job<I, R>;
   /** The key already named this job: nothing new was created. */
@@ -35,6 +41,7 @@ export interface Submitted<I, R> {
   tries: number;
 }
 
+/** Options of `jobs.wait`. */
 export interface WaitOptions extends CallOptions {
   /** Give up after this long and return the job as it is. Default 5 minutes. */
   timeoutMs?: number;
@@ -42,6 +49,7 @@ export interface WaitOptions extends CallOptions {
   until?: (job: Job) => boolean;
 }
 
+/** The client `createClient` returns: jobs, attempts and providers of the HTTP API. */
 export interface OnejobClient {
   readonly jobs: {
     /** Creates the job for an intent, or returns the job the key already names. Retries with the same key. */
@@ -86,6 +94,19 @@ export interface OnejobClient {
 
 const LONG_POLL_MAX_MS = 60_000;
 
+/**
+ * Creates a client for the onejob HTTP API at `baseUrl`. Requests are sent again after
+ * 429, 502, 503 and 504, and job creation and reads after network errors too, with the
+ * same idempotency key (see `RetryOptions` and docs/client.md).
+ *
+ * @example
+ * ```ts
+ * import { createClient } from 'onejob/client';
+ *
+ * const client = createClient({ baseUrl: 'http://127.0.0.1:8080', token: () => getToken() });
+ * const page = await client.jobs.list({ state: 'unknown' });
+ * ```
+ */
 export function createClient(options: ClientOptions): OnejobClient {
   const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis);
   if (!fetchImpl) throw new Error('createClient needs fetch (Node 20+ or a browser), or pass options.fetch');

@@ -10,6 +10,9 @@ import {
 } from './retryPolicy.js';
 import type { Problem } from './types.js';
 
+/**
+ * The bearer token: a string, or a function that returns it before every request (to refresh it).
+ */
 export type TokenSource = string | (() => string | Promise<string>) | undefined;
 
 /**

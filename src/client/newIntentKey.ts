@@ -2,6 +2,13 @@
  * A fresh idempotency key for one user intent. Make it once, when the form renders,
  * and send it with every retry and with the fallback button: the key names the intent,
  * not the request. Uses Web Crypto, so it runs in browsers and in Node 20.
+ *
+ * @example
+ * ```ts
+ * // When the checkout form renders, not when the button is clicked:
+ * const key = newIntentKey('checkout-'); // 'checkout-3f0c…'
+ * await client.jobs.create('charge', { amount: 1999 }, { idempotencyKey: key });
+ * ```
  */
 export function newIntentKey(prefix = ''): string {
   const c = globalThis.crypto;

@@ -1,6 +1,7 @@
 // When and how long the client waits before sending a request again. Every retried
 // job-creating request carries the same idempotency key, which is what makes it safe.
 
+/** What `beforeRetry` is given before each retry is sent. */
 export interface RetryInfo {
   /** The retry about to be sent: 1 for the first retry. */
   retry: number;
@@ -12,6 +13,17 @@ export interface RetryInfo {
   path: string;
 }
 
+/**
+ * How the client retries a failed request.
+ *
+ * @example
+ * ```ts
+ * const client = createClient({
+ *   baseUrl: '',
+ *   retry: { maxTries: 4, beforeRetry: (info) => console.warn('retrying', info) },
+ * });
+ * ```
+ */
 export interface RetryOptions {
   /** Requests sent at most, the first one included. Default 6. */
   maxTries?: number;
@@ -52,6 +64,12 @@ export const RETRYABLE_STATUSES: readonly number[] = [429, 502, 503, 504];
  * Exponential backoff with full jitter: a uniform delay in [0, min(max, base * 2^(retry-1))),
  * so clients that failed together do not come back together. A server's `Retry-After`
  * is a floor on the delay.
+ *
+ * @example
+ * ```ts
+ * const policy = { maxTries: 6, baseDelayMs: 250, maxDelayMs: 10_000, maxRetryAfterMs: 60_000, random: Math.random };
+ * const waitMs = backoffDelay(2, policy, parseRetryAfter(response.headers.get('retry-after')));
+ * ```
  */
 export function backoffDelay(retry: number, policy: ResolvedRetry, retryAfterMs?: number): number {
   const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, retry - 1));
@@ -59,7 +77,16 @@ export function backoffDelay(retry: number, policy: ResolvedRetry, retryAfterMs?
   return retryAfterMs === undefined ? jittered : Math.max(retryAfterMs, jittered);
 }
 
-/** `Retry-After` as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable. */
+/**
+ * `Retry-After` as milliseconds: delta-seconds or an HTTP date; undefined when absent or unreadable.
+ *
+ * @example
+ * ```ts
+ * parseRetryAfter('2'); // 2000
+ * parseRetryAfter('Wed, 21 Oct 2026 07:28:00 GMT'); // milliseconds until then
+ * parseRetryAfter(null); // undefined
+ * ```
+ */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
   if (value === null) return undefined;
   const trimmed = value.trim();

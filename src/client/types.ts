@@ -1,7 +1,9 @@
 // The public JSON shapes of the HTTP API (contract section 4), for clients. Kept apart
 // from the server's own types so the client bundle pulls in no server code.
 
+/** The state of a job, as the HTTP API reports it. */
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'unknown' | 'cancelled';
+/** The state of an attempt, as the HTTP API reports it. */
 export type AttemptState =
   | 'starting'
   | 'running'
@@ -11,9 +13,17 @@ export type AttemptState =
   | 'lost_race'
   | 'abandoned';
 
-/** States in which a job waits for nothing automatic: final, or unknown (needs a person or a reconciler). */
+/**
+ * States in which a job waits for nothing automatic: final, or unknown (needs a person or a reconciler).
+ *
+ * @example
+ * ```ts
+ * const job = await client.jobs.wait(id, { until: (j) => SETTLED_STATES.includes(j.state) });
+ * ```
+ */
 export const SETTLED_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled', 'unknown'];
 
+/** One attempt of a job, as the HTTP API returns it. */
 export interface Attempt {
   id: string;
   n: number;
@@ -29,6 +39,7 @@ export interface Attempt {
   [extra: string]: unknown;
 }
 
+/** A job, as the HTTP API returns it; `I` and `R` type its input and result. */
 export interface Job<I = Record<string, unknown>, R = unknown> {
   id: string;
   operation: string;
@@ -45,11 +56,13 @@ export interface Job<I = Record<string, unknown>, R = unknown> {
   archivedAt?: string;
 }
 
+/** A page of `jobs.list`; pass `nextCursor` back as `cursor` for the next one. */
 export interface JobPage {
   items: Job[];
   nextCursor: string | null;
 }
 
+/** Filters and paging of `jobs.list` and `jobs.iterate`. */
 export interface ListJobsQuery {
   state?: JobState;
   operation?: string;

@@ -210,6 +210,15 @@ export const configSchema = {
         cleanupIntervalMs: { type: 'integer', minimum: 1000 },
       },
     },
+    intake: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        maxBatchSize: { type: 'integer', minimum: 1, maximum: 1000 },
+        maxBatchWaitMs: { type: 'number', minimum: 0, maximum: 100 },
+        maxBatchesInFlight: { type: 'integer', minimum: 1, maximum: 100 },
+      },
+    },
     inbox: {
       type: 'object',
       additionalProperties: false,
@@ -219,7 +228,7 @@ export const configSchema = {
           additionalProperties: {
             type: 'object',
             additionalProperties: false,
-            required: ['scheme', 'secretEnv', 'eventId', 'operation', 'ownerId'],
+            required: ['scheme', 'secretEnv', 'operation', 'ownerId'],
             properties: {
               scheme: { type: 'string', minLength: 1 },
               secretEnv: envName,
@@ -227,6 +236,8 @@ export const configSchema = {
               operation: { type: 'string', minLength: 1 },
               ownerId: { type: 'string', minLength: 1 },
               toleranceSeconds: { type: 'integer', minimum: 1 },
+              allowSha1: { type: 'boolean' },
+              unsignedEventId: { type: 'boolean' },
             },
           },
         },

@@ -1,11 +1,24 @@
 import { readFile } from 'node:fs/promises';
 import { Ajv, type ErrorObject } from 'ajv';
 import { type OutputRule, ruleProblems } from '../providers/inference/outputRules.js';
+import { inboxSources } from '../inbox/inboxSources.js';
 import { configSchema } from './configSchema.js';
 import { defaultConfig } from './defaultConfig.js';
 import type { OnejobConfig } from './types.js';
 
-/** A configuration the service refuses to start with. `path` is a JSON pointer to the bad key. */
+/**
+ * A configuration the service refuses to start with. `path` is a JSON pointer to the bad key.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await loadConfig('onejob.json');
+ * } catch (error) {
+ *   if (error instanceof ConfigError) console.error(error.path, error.message); // '/providers/pay/idempotant'
+ *   throw error;
+ * }
+ * ```
+ */
 export class ConfigError extends Error {
   readonly path: string;
   constructor(path: string, message: string, source = 'config') {
@@ -44,6 +57,11 @@ function describe(error: ErrorObject): { path: string; message: string } {
 /**
  * Validates a parsed configuration: its shape, then the references between its parts.
  * Throws ConfigError naming the first bad key.
+ *
+ * @example
+ * ```ts
+ * const config = validateConfig(JSON.parse(text), 'onejob.json', process.env); // throws ConfigError
+ * ```
  */
 export function validateConfig(
   raw: unknown,
@@ -146,18 +164,22 @@ export function validateConfig(
         source,
       );
     }
-    if (!env[src.secretEnv]) {
-      throw new ConfigError(
-        `/inbox/sources/${name}/secretEnv`,
-        `names environment variable ${src.secretEnv}, which is not set`,
-        source,
-      );
-    }
   }
+  // Secrets, schemes and signed event ids: the same checks the server runs when it builds
+  // the sources, made here so a bad source is refused when the config loads.
+  inboxSources(config, env, source);
   return config;
 }
 
-/** Loads the config file at `path`, or the built-in default when `path` is undefined. */
+/**
+ * Loads the config file at `path`, or the built-in default when `path` is undefined.
+ *
+ * @example
+ * ```ts
+ * const config = await loadConfig('examples/config/payments-http.json');
+ * const onejob = createOnejob({ pool, config });
+ * ```
+ */
 export async function loadConfig(
   path: string | undefined,
   env: NodeJS.ProcessEnv = process.env,

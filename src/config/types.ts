@@ -59,6 +59,7 @@ export interface SimulatedProviderConfig {
   prices?: Prices;
 }
 
+/** One entry of `providers` in the configuration, by `kind`. */
 export type ProviderConfig =
   | HttpProviderConfig
   | OpenAiProviderConfig
@@ -67,6 +68,7 @@ export type ProviderConfig =
 
 export type Effect = 'exclusive' | 'pure';
 
+/** One entry of `operations` in the configuration. */
 export interface OperationConfig {
   kind: 'http' | 'inference.chat';
   providers: string[];
@@ -148,16 +150,39 @@ export interface OutboxConfig extends PublisherRetryConfig {
 export interface InboxSourceConfig {
   scheme: string;
   secretEnv: string;
-  eventId: string;
+  /** `header:NAME` or `json:/pointer`; unset: the scheme's default. */
+  eventId?: string;
   operation: string;
   ownerId: string;
   toleranceSeconds?: number;
+  allowSha1?: boolean;
+  unsignedEventId?: boolean;
 }
 
+/** Group commit of `jobs.create` and `POST /v1/jobs` (docs/configuration.md). */
+export interface IntakeConfig {
+  maxBatchSize?: number;
+  maxBatchWaitMs?: number;
+  maxBatchesInFlight?: number;
+}
+
+/**
+ * The configuration: the JSON config file's shape, and `createOnejob({ config })`
+ * (docs/configuration.md; complete files in examples/config/).
+ *
+ * @example
+ * ```ts
+ * const config: OnejobConfig = {
+ *   providers: { pay: { kind: 'http', url: 'https://payments.example/charge', idempotent: true } },
+ *   operations: { charge: { kind: 'http', providers: ['pay'], attemptTimeoutMs: 10_000 } },
+ * };
+ * ```
+ */
 export interface OnejobConfig {
   providers: Record<string, ProviderConfig>;
   operations: Record<string, OperationConfig>;
   outbox?: OutboxConfig;
+  intake?: IntakeConfig;
   inbox?: { sources?: Record<string, InboxSourceConfig> };
   worker?: { concurrency?: number; leaseMs?: number; pollMs?: number; [option: string]: unknown };
 }

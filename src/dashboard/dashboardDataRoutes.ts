@@ -2,32 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Onejob } from '../createOnejob.js';
 import { ownerOf } from '../http/requestContext.js';
 
-const ISO = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
-// Owner-scoped: only deliveries of events about this owner's jobs.
-const OWNER_SUBJECTS = 'SELECT id::text FROM onejob.jobs WHERE owner_id = $1';
-
-const BACKLOG_SQL = `
-SELECT d.publisher, d.state, count(*)::int AS count, ${ISO('min(d.created_at)')} AS "oldestAt"
-FROM onejob.outbox_deliveries d
-WHERE d.subject IN (${OWNER_SUBJECTS})
-GROUP BY d.publisher, d.state ORDER BY d.publisher, d.state`;
-
-const DEAD_SQL = `
-SELECT d.event_id AS "eventId", d.publisher, d.subject AS "jobId", o.type, d.attempts, d.replays,
-       d.last_error AS "lastError", ${ISO('d.dead_at')} AS "deadAt"
-FROM onejob.outbox_deliveries d JOIN onejob.outbox o ON o.id = d.event_id
-WHERE d.state = 'dead' AND d.subject IN (${OWNER_SUBJECTS})
-ORDER BY d.dead_at DESC LIMIT $2`;
-
-const INBOX_SQL = `
-SELECT source, event_id AS "eventId", job_id AS "jobId", deliveries, deliveries - 1 AS redeliveries,
-       differing_payloads AS "differingPayloads", response_status AS "responseStatus",
-       ${ISO('first_received_at')} AS "firstReceivedAt", ${ISO('last_received_at')} AS "lastReceivedAt"
-FROM onejob.inbox_events
-WHERE owner_id = $1 AND ($2::text IS NULL OR source = $2)
-ORDER BY first_received_at DESC LIMIT $3`;
-
 const limitQuery = {
   type: 'object',
   additionalProperties: false,
@@ -39,7 +13,8 @@ const limitQuery = {
 
 /**
  * Summaries the dashboard shows beside the jobs: the outbox backlog and dead letters of
- * the owner's jobs, and the owner's inbox events with their redelivery counts.
+ * the owner's jobs, and the owner's inbox events with their redelivery counts. Owner-scoped
+ * reads of the same handles the operator endpoints use.
  */
 export async function dashboardDataRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
   app.get<{ Querystring: { limit: number } }>(
@@ -52,12 +27,24 @@ export async function dashboardDataRoutes(app: FastifyInstance, { onejob }: { on
       },
     },
     async (request) => {
-      const owner = ownerOf(request);
+      const ownerId = ownerOf(request);
       const [backlog, dead] = await Promise.all([
-        onejob.pool.query(BACKLOG_SQL, [owner]),
-        onejob.pool.query(DEAD_SQL, [owner, request.query.limit]),
+        onejob.outbox.deliveryStates({ ownerId }),
+        onejob.outbox.deadLetters.list({ ownerId, limit: request.query.limit }),
       ]);
-      return { backlog: backlog.rows, deadLetters: dead.rows };
+      return {
+        backlog,
+        deadLetters: dead.items.map((d) => ({
+          eventId: d.eventId,
+          publisher: d.publisher,
+          jobId: d.subject,
+          type: d.type,
+          attempts: d.attempts,
+          replays: d.replays,
+          lastError: d.lastError,
+          deadAt: d.deadAt,
+        })),
+      };
     },
   );
 
@@ -71,12 +58,24 @@ export async function dashboardDataRoutes(app: FastifyInstance, { onejob }: { on
       },
     },
     async (request) => {
-      const { rows } = await onejob.pool.query(INBOX_SQL, [
-        ownerOf(request),
-        request.query.source ?? null,
-        request.query.limit,
-      ]);
-      return { items: rows };
+      const events = await onejob.inbox.list({
+        ownerId: ownerOf(request),
+        source: request.query.source ?? null,
+        limit: request.query.limit,
+      });
+      return {
+        items: events.map((e) => ({
+          source: e.source,
+          eventId: e.eventId,
+          jobId: e.jobId,
+          deliveries: e.deliveries,
+          redeliveries: e.deliveries - 1,
+          differingPayloads: e.differingPayloads,
+          responseStatus: e.responseStatus,
+          firstReceivedAt: e.firstReceivedAt,
+          lastReceivedAt: e.lastReceivedAt,
+        })),
+      };
     },
   );
 }

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { Onejob } from '../createOnejob.js';
-import { jobEventsRoutes } from '../http/routes/jobEventsRoutes.js';
 import { loadDashboardAssets } from './dashboardAssets.js';
 import { dashboardDataRoutes } from './dashboardDataRoutes.js';
 
@@ -14,7 +13,10 @@ const SECURITY_HEADERS = {
   'cache-control': 'no-cache',
 };
 
-/** The web dashboard at `/`, its assets under `/ui/`, and the read-only routes it needs. */
+/**
+ * The web dashboard at `/`, its assets under `/ui/`, and its owner-scoped summaries. The
+ * job history it shows comes from the API's own routes (`/v1/jobs/{id}/events`).
+ */
 export async function dashboardRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
   const assets = loadDashboardAssets();
   const send = (name: string) => {
@@ -34,6 +36,5 @@ export async function dashboardRoutes(app: FastifyInstance, { onejob }: { onejob
     return reply.headers(SECURITY_HEADERS).type(asset.type).send(asset.body);
   });
 
-  await app.register(jobEventsRoutes, { onejob });
   await app.register(dashboardDataRoutes, { onejob });
 }

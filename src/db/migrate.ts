@@ -43,6 +43,11 @@ export interface MigrateResult {
  * Applies pending migrations. Safe when many processes start at once: a session
  * advisory lock serialises them, and whoever comes second finds nothing to do.
  * Each migration runs in its own transaction together with its version row.
+ *
+ * @example
+ * ```ts
+ * const { applied } = await migrate(process.env.DATABASE_URL!);
+ * ```
  */
 export async function migrate(connectionString: string): Promise<MigrateResult> {
   const migrations = await loadMigrations();

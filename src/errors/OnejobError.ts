@@ -4,6 +4,11 @@ import { type ErrorCode, errorRegistry } from './errorRegistry.js';
  * The one error type the library and the HTTP layer throw on purpose. `code` is stable
  * and documented; `detail` explains this occurrence; `extra` adds fields to the
  * problem document (for example the existing job id on a conflict).
+ *
+ * @example
+ * ```ts
+ * throw new OnejobError('signature_invalid', 'The webhook-signature header does not match the body.');
+ * ```
  */
 export class OnejobError extends Error {
   readonly code: ErrorCode;
@@ -24,6 +29,19 @@ export class OnejobError extends Error {
   }
 }
 
+/**
+ * True when `error` is an `OnejobError`, and has `code` when one is given.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await onejob.jobs.create(request);
+ * } catch (error) {
+ *   if (isOnejobError(error, 'idempotency_key_reused')) return reply.status(409).send();
+ *   throw error;
+ * }
+ * ```
+ */
 export function isOnejobError(error: unknown, code?: ErrorCode): error is OnejobError {
   return error instanceof OnejobError && (code === undefined || error.code === code);
 }

@@ -6,6 +6,16 @@ export interface ErrorSpec {
   title: string;
 }
 
+/**
+ * Every error code with its HTTP status and title (docs/errors.md).
+ *
+ * @example
+ * ```ts
+ * import { errorRegistry } from 'onejob';
+ *
+ * errorRegistry.idempotency_key_reused.status; // 409
+ * ```
+ */
 export const errorRegistry = {
   // Authentication and routing
   unauthorized: { status: 401, title: 'Missing or invalid bearer token' },
@@ -73,6 +83,7 @@ export const errorRegistry = {
   internal_error: { status: 500, title: 'Internal error' },
 } as const satisfies Record<string, ErrorSpec>;
 
+/** Every error code onejob answers with (docs/errors.md). */
 export type ErrorCode = keyof typeof errorRegistry;
 
 export function isErrorCode(code: string): code is ErrorCode {

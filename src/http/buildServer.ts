@@ -12,6 +12,7 @@ import { attemptsRoutes } from './routes/attemptsRoutes.js';
 import { healthRoutes } from './routes/healthRoutes.js';
 import { inboxEventsRoutes } from './routes/inboxEventsRoutes.js';
 import { inboxRoutes } from './routes/inboxRoutes.js';
+import { jobEventsRoutes } from './routes/jobEventsRoutes.js';
 import { jobsRoutes } from './routes/jobsRoutes.js';
 import { ledgerRoutes } from './routes/ledgerRoutes.js';
 import { outboxRoutes } from './routes/outboxRoutes.js';
@@ -23,6 +24,8 @@ export interface ServerOptions {
   apiKeys: ApiKeys;
   /** Bearer token for operator endpoints; without it they answer 403. */
   adminToken?: string | undefined;
+  /** Serve the web dashboard at `/` and its data routes (default true); the API is the same without it. */
+  dashboard?: boolean | undefined;
 }
 
 /** Routes that need no bearer token: probes, docs, and the inbox (signed by its sender). */
@@ -160,7 +163,8 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   await app.register(ledgerRoutes, { onejob });
   await app.register(outboxRoutes, { onejob });
   await app.register(providersRoutes, { onejob });
-  await app.register(dashboardRoutes, { onejob });
+  await app.register(jobEventsRoutes, { onejob });
+  if (options.dashboard !== false) await app.register(dashboardRoutes, { onejob });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -13,6 +13,7 @@ export interface VerifiedDelivery {
   traceparent?: string | null;
 }
 
+/** The answer to one webhook delivery: the status and body to send back. */
 export interface DeliveryAnswer {
   status: number;
   /** The stored response, identical for every delivery of the event. */
@@ -51,7 +52,14 @@ interface StoredRow {
   deliveries: number;
 }
 
-/** The idempotency key of the job an event creates: derived from the source and the event id only. */
+/**
+ * The idempotency key of the job an event creates: derived from the source and the event id only.
+ *
+ * @example
+ * ```ts
+ * inboxJobKey('shop', 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W'); // 'inbox:shop:msg_2KWPBgLlAfxdpx2AI54pPJ85f4W'
+ * ```
+ */
 export function inboxJobKey(source: string, eventId: string): string {
   const key = `inbox:${source}:${eventId}`;
   if (key.length <= 255) return key;
@@ -61,6 +69,12 @@ export function inboxJobKey(source: string, eventId: string): string {
 /**
  * Records the event and creates its job in one transaction, storing the response; any
  * later delivery of the same event id gets that stored response back and creates nothing.
+ *
+ * @example
+ * ```ts
+ * // Usually reached through onejob.inbox.receive or receiveWebhook, which verify first.
+ * const answer = await acceptDelivery(onejob, verifiedDelivery);
+ * ```
  */
 export async function acceptDelivery(onejob: Onejob, delivery: VerifiedDelivery): Promise<DeliveryAnswer> {
   const { source, eventId } = delivery;

@@ -1,30 +1,33 @@
+import { createHash } from 'node:crypto';
 import { OnejobError } from '../errors/OnejobError.js';
 import type { InboxSource } from './inboxSources.js';
+import type { SignedPayload } from './signatureSchemes.js';
 
 // Event ids become part of an idempotency key and travel in logs: printable ASCII only.
 const EVENT_ID_PATTERN = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 
 /**
- * The sender's stable event id: the only deduplication key. Never derived from the body
- * or a timestamp, which a sender may change between deliveries of one event.
+ * The sender's stable event id: the only deduplication key. Read only after the signature
+ * is verified, from a signed header, the signed body, or the signed body's SHA-256; never
+ * from a timestamp, which a sender changes between deliveries of one event.
  */
 export function eventIdOf(
   source: InboxSource,
   headers: Record<string, string | string[] | undefined>,
+  signed: SignedPayload,
   body: () => unknown,
 ): string {
+  const spec = source.eventId;
+  if (spec.kind === 'body-sha256') return `sha256:${createHash('sha256').update(signed.body).digest('hex')}`;
   let value: unknown;
-  if (source.eventId.kind === 'header') {
-    const h = headers[source.eventId.name];
+  if (spec.kind === 'header') {
+    const h = headers[spec.name];
     value = Array.isArray(h) ? h[0] : h;
   } else {
-    value = resolvePointer(body(), source.eventId.pointer);
+    value = resolvePointer(body(), spec.pointer);
   }
   if (typeof value === 'number' && Number.isSafeInteger(value)) value = String(value);
-  const where =
-    source.eventId.kind === 'header'
-      ? `header ${source.eventId.name}`
-      : `JSON pointer ${source.eventId.pointer}`;
+  const where = spec.kind === 'header' ? `header ${spec.name}` : `JSON pointer ${spec.pointer}`;
   if (value === undefined || value === null || value === '') {
     throw new OnejobError(
       'event_id_missing',

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/createPool.js';
 
+/** One recorded inbox event: its source, the sender's event id, its job and delivery counts. */
 export interface InboxEventView {
   source: string;
   eventId: string;
@@ -15,16 +16,23 @@ export interface InboxEventView {
 const LIST_SQL = `
 SELECT source, event_id, owner_id, job_id, response_status, deliveries, differing_payloads, first_received_at, last_received_at
 FROM onejob.inbox_events
-WHERE ($1::text IS NULL OR source = $1)
+WHERE ($1::text IS NULL OR source = $1) AND ($3::text IS NULL OR owner_id = $3)
 ORDER BY first_received_at DESC, source, event_id
 LIMIT $2`;
 
-/** Recorded webhook events, newest first, with how often each was delivered. */
+/**
+ * Recorded webhook events, newest first, with how often each was delivered; `ownerId` keeps one owner's.
+ *
+ * @example
+ * ```ts
+ * const events = await listInboxEvents(pool, { source: 'shop', limit: 20 });
+ * ```
+ */
 export async function listInboxEvents(
   db: Queryable,
-  query: { source?: string | null; limit?: number } = {},
+  query: { source?: string | null; limit?: number; ownerId?: string | undefined } = {},
 ): Promise<InboxEventView[]> {
-  const { rows } = await db.query(LIST_SQL, [query.source ?? null, query.limit ?? 50]);
+  const { rows } = await db.query(LIST_SQL, [query.source ?? null, query.limit ?? 50, query.ownerId ?? null]);
   return rows.map((r) => ({
     source: r.source,
     eventId: r.event_id,

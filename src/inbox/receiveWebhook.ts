@@ -4,6 +4,7 @@ import { acceptDelivery, type DeliveryAnswer } from './acceptDelivery.js';
 import { eventIdOf } from './eventIdOf.js';
 import type { InboxSource } from './inboxSources.js';
 
+/** One webhook delivery as received: the headers and the body bytes, before any parsing. */
 export interface RawDelivery {
   /** Lower-case header names. */
   headers: Record<string, string | string[] | undefined>;
@@ -12,9 +13,16 @@ export interface RawDelivery {
 }
 
 /**
- * A webhook delivery from its raw bytes to its answer: the event id (400 without one),
- * the signature (401, nothing written), the body as the job's input, then the inbox row
- * and the job in one transaction.
+ * A webhook delivery from its raw bytes to its answer: the signature first (401, nothing
+ * written, and nothing said about where this source reads its event id), then the event id
+ * from what the signature covers (400 without one), the body as the job's input, then the
+ * inbox row and the job in one transaction.
+ *
+ * @example
+ * ```ts
+ * const source = onejob.inbox.sources().get('shop')!;
+ * const answer = await receiveWebhook(onejob, source, { headers: req.headers, rawBody });
+ * ```
  */
 export async function receiveWebhook(
   onejob: Onejob,
@@ -22,19 +30,19 @@ export async function receiveWebhook(
   delivery: RawDelivery,
   now: Date = new Date(),
 ): Promise<DeliveryAnswer & { eventId: string }> {
+  const signed = source.verifier.verify({ headers: delivery.headers, rawBody: delivery.rawBody }, now);
   let parsed: { value: unknown } | undefined;
   const body = () => {
     if (!parsed) {
       try {
-        parsed = { value: JSON.parse(delivery.rawBody.toString('utf8')) };
+        parsed = { value: JSON.parse(signed.body.toString('utf8')) };
       } catch {
         throw new OnejobError('invalid_json', 'The webhook body is not valid JSON.');
       }
     }
     return parsed.value;
   };
-  const eventId = eventIdOf(source, delivery.headers, body);
-  source.verifier.verify({ headers: delivery.headers, rawBody: delivery.rawBody }, now);
+  const eventId = eventIdOf(source, delivery.headers, signed, body);
   const input = body();
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new OnejobError(
@@ -46,7 +54,7 @@ export async function receiveWebhook(
     source,
     eventId,
     input: input as Record<string, unknown>,
-    rawBody: delivery.rawBody,
+    rawBody: signed.body,
     traceparent: delivery.traceparent ?? null,
   });
   return { ...answer, eventId };

@@ -1,32 +1,49 @@
 // Webhook signature schemes by name (the `scheme` of an inbox source). Add one with
 // registerSignatureScheme before the server starts; a source naming an unknown scheme
 // refuses to start.
-import { standardWebhooksScheme } from './standardWebhooksScheme.js';
+import { githubScheme } from './schemes/githubScheme.js';
+import type { SignatureScheme } from './schemes/signatureScheme.js';
+import { standardWebhooksScheme } from './schemes/standardWebhooksScheme.js';
+import { stripeScheme } from './schemes/stripeScheme.js';
 
-export interface SignedDelivery {
-  /** Lower-case header names, as Node delivers them. */
-  headers: Record<string, string | string[] | undefined>;
-  /** The request body exactly as received: signatures cover bytes, not parsed JSON. */
-  rawBody: Buffer;
-}
-
-export interface SignatureVerifier {
-  /** Throws OnejobError('signature_invalid') unless the delivery is signed with the secret and fresh. */
-  verify(delivery: SignedDelivery, now: Date): void;
-}
-
-export interface SchemeOptions {
-  /** How far the signed timestamp may be from now, either way. */
-  toleranceSeconds: number;
-}
-
-/** Builds a verifier for one source from its secret; throws if the secret is unusable. */
-export type SignatureScheme = (secret: string, options: SchemeOptions) => SignatureVerifier;
+export type {
+  EventIdSource,
+  SchemeOptions,
+  SignatureScheme,
+  SignatureVerifier,
+  SignedDelivery,
+  SignedPayload,
+} from './schemes/signatureScheme.js';
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
-const schemes = new Map<string, SignatureScheme>([['standard-webhooks', standardWebhooksScheme]]);
+const schemes = new Map<string, SignatureScheme>([
+  ['standard-webhooks', standardWebhooksScheme],
+  ['stripe', stripeScheme],
+  ['github', githubScheme],
+]);
 
+/**
+ * Adds a signature scheme that inbox sources can name in `scheme`. Call it before the
+ * server or `onejob.inbox` builds its sources.
+ *
+ * @example
+ * ```ts
+ * registerSignatureScheme('my-hmac', {
+ *   defaultEventId: { kind: 'json', pointer: '/id' },
+ *   signedHeaders: [],
+ *   settings: ['toleranceSeconds'],
+ *   verifier(secret, { toleranceSeconds }) {
+ *     return {
+ *       verify({ headers, rawBody }, now) {
+ *         // throw new OnejobError('signature_invalid', '...') unless valid
+ *         return { body: rawBody, timestamp: null };
+ *       },
+ *     };
+ *   },
+ * });
+ * ```
+ */
 export function registerSignatureScheme(name: string, scheme: SignatureScheme): void {
   schemes.set(name, scheme);
 }

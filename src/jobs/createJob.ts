@@ -8,6 +8,7 @@ import { fingerprint } from './fingerprint.js';
 import { attemptsJson, JOB_COLUMNS, type JobRow, type JobView, jobView } from './jobView.js';
 import { findTombstone } from './tombstones.js';
 
+/** A job to create: the owner, the idempotency key of the intent, the operation and its input. */
 export interface CreateJobRequest {
   ownerId: string;
   idempotencyKey: string;
@@ -16,6 +17,7 @@ export interface CreateJobRequest {
   traceparent?: string | null;
 }
 
+/** The job for the key, and whether it already existed. */
 export interface CreateJobResult {
   job: JobView;
   /** True when the key already named a job with the same request: nothing new was written. */
@@ -69,21 +71,22 @@ export function checkCreateRequest(operations: OperationRegistry, req: CreateJob
   }
 }
 
-/**
- * Creates the job for (owner, key), or returns the job the key already names. The
- * database decides: UNIQUE (owner_id, idempotency_key), never a check-then-insert.
- * Pass a client inside your own transaction to commit the job with your own rows.
- */
-export async function createJob(
-  db: Queryable,
-  operations: OperationRegistry,
-  req: CreateJobRequest,
-): Promise<CreateJobResult> {
+/** A validated request with everything its INSERT needs, computed once, before any batching. */
+export interface PreparedCreate {
+  req: CreateJobRequest;
+  print: string;
+  id: string;
+  eventId: string;
+  data: Record<string, unknown>;
+  event: Record<string, unknown>;
+}
+
+/** Validates `req` (throwing its 422) and computes its fingerprint, ids and created event. */
+export function prepareCreate(operations: OperationRegistry, req: CreateJobRequest): PreparedCreate {
   checkCreateRequest(operations, req);
   const print = fingerprint(req);
   const id = uuidv7();
   const eventId = uuidv7();
-  const now = new Date();
   const data = {
     jobId: id,
     operation: req.operation,
@@ -96,26 +99,44 @@ export async function createJob(
     type: 'onejob.job.created',
     subject: id,
     data,
-    time: now,
+    time: new Date(),
     traceparent: req.traceparent,
-  });
+  }) as unknown as Record<string, unknown>;
+  return { req, print, id, eventId, data, event };
+}
 
+/**
+ * Creates the job for (owner, key), or returns the job the key already names. The
+ * database decides: UNIQUE (owner_id, idempotency_key), never a check-then-insert.
+ * Pass a client inside your own transaction to commit the job with your own rows.
+ */
+export async function createJob(
+  db: Queryable,
+  operations: OperationRegistry,
+  req: CreateJobRequest,
+): Promise<CreateJobResult> {
+  return createPrepared(db, prepareCreate(operations, req));
+}
+
+/** `createJob` for a request `prepareCreate` already checked: one statement of its own. */
+export async function createPrepared(db: Queryable, p: PreparedCreate): Promise<CreateJobResult> {
+  const { req, print } = p;
   let rows: (JobRow & { created: boolean })[];
   try {
     ({ rows } = await db.query<JobRow & { created: boolean }>({
       name: CREATE_STATEMENT,
       text: CREATE_SQL,
       values: [
-        id,
+        p.id,
         req.ownerId,
         req.idempotencyKey,
         print,
         req.operation,
         req.input,
         req.traceparent ?? null,
-        eventId,
-        data,
-        event,
+        p.eventId,
+        p.data,
+        p.event,
       ],
     }));
   } catch (error) {
@@ -143,7 +164,7 @@ export async function createJob(
   return { job: jobView(row), replayed: true };
 }
 
-function reusedKey(key: string, jobId: string): OnejobError {
+export function reusedKey(key: string, jobId: string): OnejobError {
   return new OnejobError(
     'idempotency_key_reused',
     `Idempotency key "${key}" already names job ${jobId}, created from a different request body. Use a new key for a new intent.`,

@@ -4,6 +4,11 @@ import canonicalize from 'canonicalize';
 /**
  * SHA-256 (hex) of the RFC 8785 canonical JSON of a job request. Key order and number
  * formatting do not change it; any change of value does.
+ *
+ * @example
+ * ```ts
+ * fingerprint({ operation: 'charge', input: { amount: 1999 } }) === fingerprint({ input: { amount: 1999 }, operation: 'charge' }); // true
+ * ```
  */
 export function fingerprint(body: { operation: string; input: unknown }): string {
   const canonical = (canonicalize as unknown as (v: unknown) => string | undefined)({

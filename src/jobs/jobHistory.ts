@@ -26,6 +26,7 @@ WHERE o.subject = $1
 GROUP BY o.id, o.seq, o.type, o.created_at
 ORDER BY o.seq`;
 
+/** One entry of a job's audit trail (`jobs.events`). */
 export interface JobEventView {
   id: string;
   seq: string;
@@ -35,6 +36,7 @@ export interface JobEventView {
   createdAt: string;
 }
 
+/** One public event of a job and its delivery state per publisher (`jobs.deliveries`). */
 export interface JobDeliveryView {
   id: string;
   seq: string;

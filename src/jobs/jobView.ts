@@ -1,6 +1,8 @@
 // Rows to the public job representation (contract section 4).
 
+/** The state of a job (docs/attempts.md). */
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'unknown' | 'cancelled';
+/** The state of an attempt (docs/attempts.md). */
 export type AttemptState =
   | 'starting'
   | 'running'
@@ -10,6 +12,7 @@ export type AttemptState =
   | 'lost_race'
   | 'abandoned';
 
+/** One attempt of a job, as reads return it. */
 export interface AttemptView {
   id: string;
   n: number;
@@ -23,6 +26,7 @@ export interface AttemptView {
   costMicros?: number | null;
 }
 
+/** A job, as reads return it; `I` and `R` type its input and result. */
 export interface JobView<I = Record<string, unknown>, R = unknown> {
   id: string;
   operation: string;

@@ -2,6 +2,7 @@ import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { attemptsJson, JOB_COLUMNS, type JobRow, type JobState, type JobView, jobView } from './jobView.js';
 
+/** Filters and paging of `jobs.list`. */
 export interface ListJobsQuery {
   state?: JobState;
   /** 1 to 200, default 50. */
@@ -12,6 +13,7 @@ export interface ListJobsQuery {
   operation?: string;
 }
 
+/** A page of `jobs.list`; pass `nextCursor` back as `cursor` for the next one. */
 export interface JobPage {
   items: JobView[];
   nextCursor: string | null;

@@ -7,6 +7,7 @@ export const TRANSFER_ID_PATTERN = /^[A-Za-z0-9_.:@-]{1,255}$/;
 export const CURRENCY_PATTERN = /^[A-Z][A-Z0-9_]{1,15}$/;
 export const REFERENCE_MAX = 1000;
 
+/** A transfer to record: `amount` in minor units from `debitAccount` to `creditAccount`. */
 export interface TransferRequest {
   ownerId: string;
   /** Chosen by the client and stable across its retries: the transfer's idempotency key. */

@@ -4,6 +4,7 @@ import { OnejobError } from '../errors/OnejobError.js';
 import { type CheckedTransfer, checkTransferRequest, type TransferRequest } from './checkTransferRequest.js';
 import { TRANSFER_COLUMNS, type TransferRow, type TransferView, transferView } from './transferView.js';
 
+/** The transfer for the id, and whether it already existed. */
 export interface CreateTransferResult {
   transfer: TransferView;
   /** True when the id already named a transfer with the same fields: nothing was written. */
@@ -40,6 +41,18 @@ SELECT account, currency FROM onejob.ledger_accounts WHERE owner_id = $1 AND acc
  * transfer its id already names. The id is the idempotency key: the same id with the same
  * fields replays, with different fields it is a conflict. The database decides
  * (primary key on (owner, id)), never a check-then-insert.
+ *
+ * @example
+ * ```ts
+ * const { transfer, replayed } = await createTransfer(pool, {
+ *   ownerId: 'acme',
+ *   id: 'order-42:payment',
+ *   debitAccount: 'customer:cus_1',
+ *   creditAccount: 'revenue',
+ *   amount: 1999,
+ *   currency: 'USD',
+ * });
+ * ```
  */
 export async function createTransfer(db: Queryable, req: TransferRequest): Promise<CreateTransferResult> {
   const t = checkTransferRequest(req);

@@ -3,6 +3,7 @@ import { OnejobError } from '../errors/OnejobError.js';
 import { checkAccount, checkAsOf } from './checkTransferRequest.js';
 import { isoMicros, toAmount } from './transferView.js';
 
+/** An account's balance at an instant: the sum of its entries. */
 export interface Balance {
   account: string;
   currency: string;
@@ -28,7 +29,15 @@ LEFT JOIN onejob.ledger_entries e
   ON e.owner_id = a.owner_id AND e.account = a.account AND e.recorded_at <= at.as_of
 GROUP BY a.account, a.currency, at.as_of`;
 
-/** The balance of an owner's account as recorded at or before `asOf` (default: now). */
+/**
+ * The balance of an owner's account as recorded at or before `asOf` (default: now).
+ *
+ * @example
+ * ```ts
+ * const { balance } = await getBalance(pool, 'acme', 'revenue'); // now
+ * const atYearEnd = await getBalance(pool, 'acme', 'revenue', '2026-12-31T23:59:59Z');
+ * ```
+ */
 export async function getBalance(
   db: Queryable,
   ownerId: string,

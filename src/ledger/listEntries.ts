@@ -3,6 +3,7 @@ import { OnejobError } from '../errors/OnejobError.js';
 import { checkAccount, checkAsOf } from './checkTransferRequest.js';
 import { isoMicros, toAmount } from './transferView.js';
 
+/** One ledger entry: one side of a transfer, on one account. */
 export interface EntryView {
   transferId: string;
   account: string;
@@ -20,6 +21,7 @@ export interface EntryView {
   reversedBy: string | null;
 }
 
+/** A page of an account's entries as of an instant; pass `nextCursor` back as `cursor`. */
 export interface EntryPage {
   account: string;
   currency: string;
@@ -28,6 +30,7 @@ export interface EntryPage {
   nextCursor: string | null;
 }
 
+/** The instant and paging of `listEntries`. */
 export interface ListEntriesQuery {
   asOf?: Date | string | null | undefined;
   limit?: number | undefined;
@@ -67,7 +70,15 @@ interface EntryRow {
   reversed_by: string | null;
 }
 
-/** The entries of an owner's account recorded at or before `asOf`: originals and reversals alike. */
+/**
+ * The entries of an owner's account recorded at or before `asOf`: originals and reversals alike.
+ *
+ * @example
+ * ```ts
+ * const page = await listEntries(pool, 'acme', 'revenue', { limit: 100 });
+ * const next = page.nextCursor ? await listEntries(pool, 'acme', 'revenue', { cursor: page.nextCursor }) : null;
+ * ```
+ */
 export async function listEntries(
   db: Queryable,
   ownerId: string,

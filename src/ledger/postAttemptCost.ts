@@ -2,6 +2,7 @@ import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { type CreateTransferResult, createTransfer } from './createTransfer.js';
 
+/** The cost of one attempt, as `postAttemptCost` records it in the ledger. */
 export interface AttemptCost {
   ownerId: string;
   attemptId: string;
@@ -15,13 +16,28 @@ export interface AttemptCost {
   jobId?: string | undefined;
 }
 
-/** Accounts and currency an attempt's cost is posted with; costs never share an account with cents. */
+/**
+ * Accounts and currency an attempt's cost is posted with; costs never share an account with cents.
+ *
+ * @example
+ * ```ts
+ * attemptCostAccounts('openai', 'USD');
+ * // { debitAccount: 'usage:USD_MICROS', creditAccount: 'provider:openai:USD_MICROS', currency: 'USD_MICROS' }
+ * ```
+ */
 export function attemptCostAccounts(provider: string, currency = 'USD') {
   const unit = `${currency}_MICROS`;
   return { debitAccount: `usage:${unit}`, creditAccount: `provider:${provider}:${unit}`, currency: unit };
 }
 
-/** The transfer id of an attempt's cost: one per attempt, whoever posts it and however often. */
+/**
+ * The transfer id of an attempt's cost: one per attempt, whoever posts it and however often.
+ *
+ * @example
+ * ```ts
+ * const transfer = await getTransfer(pool, ownerId, attemptCostTransferId(attempt.id));
+ * ```
+ */
 export const attemptCostTransferId = (attemptId: string) => `attempt-cost:${attemptId}`;
 
 /**
@@ -31,6 +47,11 @@ export const attemptCostTransferId = (attemptId: string) => `attempt-cost:${atte
  * twice. Attempts that lost a race are posted too: duplicated work shows up as money.
  * A zero cost posts nothing and returns null. Pass the client of the transaction that
  * records the attempt's outcome to commit both together.
+ *
+ * @example
+ * ```ts
+ * await postAttemptCost(pool, { ownerId: 'acme', attemptId: attempt.id, provider: 'openai', costMicros: 1250, currency: 'USD' });
+ * ```
  */
 export async function postAttemptCost(
   db: Queryable,

@@ -5,6 +5,7 @@ import { checkInstant, checkTransferId } from './checkTransferRequest.js';
 import { differentFields } from './createTransfer.js';
 import { TRANSFER_COLUMNS, type TransferRow, type TransferView, transferView } from './transferView.js';
 
+/** The transfer to reverse, the id of its reversal, and why. */
 export interface ReverseTransferRequest {
   ownerId: string;
   /** The transfer to compensate. */
@@ -15,6 +16,7 @@ export interface ReverseTransferRequest {
   effectiveAt?: Date | string | null | undefined;
 }
 
+/** The reversal, and whether it already existed. */
 export interface ReverseTransferResult {
   transfer: TransferView;
   replayed: boolean;
@@ -41,6 +43,11 @@ const READ_REVERSAL_SQL = `SELECT ${TRANSFER_COLUMNS} FROM onejob.ledger_transfe
 /**
  * Reverses a transfer with a new, mirrored transfer linked to it. The original stays as
  * it was; both are listed, and balances as of any instant before the reversal are unchanged.
+ *
+ * @example
+ * ```ts
+ * await reverseTransfer(pool, { ownerId: 'acme', transferId: 'order-42:payment', id: 'order-42:refund', reason: 'refund' });
+ * ```
  */
 export async function reverseTransfer(
   db: Queryable,

@@ -1,5 +1,6 @@
 // Ledger rows to their public representation (contract section 4, Ledger).
 
+/** A recorded transfer. */
 export interface TransferView {
   id: string;
   debitAccount: string;

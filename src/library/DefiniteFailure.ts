@@ -3,6 +3,7 @@
 
 const BRAND = Symbol.for('onejob.DefiniteFailure');
 
+/** The second argument of `new DefiniteFailure(message, options)`. */
 export interface DefiniteFailureOptions {
   /** Stable machine code stored on the attempt, for example `card_declined`. Default `definite_failure`. */
   code?: string;
@@ -11,6 +12,16 @@ export interface DefiniteFailureOptions {
   cause?: unknown;
 }
 
+/**
+ * Thrown from a code operation's `run` when the work is proven not done (a declined card,
+ * an invalid address): the attempt fails definitely and the engine may retry or fail over.
+ * Any other error thrown by an `exclusive` operation leaves the attempt `unknown`.
+ *
+ * @example
+ * ```ts
+ * if (response.status === 402) throw new DefiniteFailure('card declined', { code: 'card_declined' });
+ * ```
+ */
 export class DefiniteFailure extends Error {
   readonly code: string;
   readonly details: Record<string, unknown> | undefined;
@@ -24,7 +35,14 @@ export class DefiniteFailure extends Error {
   }
 }
 
-/** True for a DefiniteFailure, also one thrown by another copy of this package. */
+/**
+ * True for a DefiniteFailure, also one thrown by another copy of this package.
+ *
+ * @example
+ * ```ts
+ * if (isDefiniteFailure(error)) console.log(error.code); // works across copies of the onejob package
+ * ```
+ */
 export function isDefiniteFailure(error: unknown): error is DefiniteFailure {
   return error instanceof DefiniteFailure || (typeof error === 'object' && error !== null && BRAND in error);
 }

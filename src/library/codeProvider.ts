@@ -9,7 +9,21 @@ import { isDefiniteFailure } from './DefiniteFailure.js';
 
 export const CODE_PROVIDER_KIND = 'code';
 
-/** Why ctx.signal fired; `ctx.signal.reason` is one of these. */
+/**
+ * Why ctx.signal fired; `ctx.signal.reason` is one of these.
+ *
+ * @example
+ * ```ts
+ * async run(ctx) {
+ *   try {
+ *     return await callModel(ctx.input, { signal: ctx.signal });
+ *   } catch (error) {
+ *     if (ctx.signal.reason instanceof AttemptAborted) ctx.logger.info(ctx.signal.reason.message);
+ *     throw error;
+ *   }
+ * }
+ * ```
+ */
 export class AttemptAborted extends Error {
   override name = 'AttemptAborted';
 }

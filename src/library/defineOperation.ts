@@ -31,6 +31,22 @@ export interface RunContext<I> {
   logger: Logger;
 }
 
+/**
+ * The second argument of `defineOperation`: the input schema, the attempt policy and `run`.
+ *
+ * @example
+ * ```ts
+ * const definition: CodeOperationDefinition<{ type: 'object' }, Promise<{ ok: boolean }>> = {
+ *   inputSchema: { type: 'object' },
+ *   effect: 'pure',
+ *   attemptTimeoutMs: 5_000,
+ *   maxAttempts: 3,
+ *   async run() {
+ *     return { ok: true };
+ *   },
+ * };
+ * ```
+ */
 export interface CodeOperationDefinition<S, R> {
   /** JSON Schema of the input; `jobs.create` refuses input that fails it (`input_invalid`). */
   inputSchema: S;
@@ -69,6 +85,9 @@ export interface CodeOperation<N extends string = string, I = unknown, R = unkno
   readonly types?: { input: I; result: R };
 }
 
+/**
+ * Any operation `defineOperation` returns, whatever its input and result types: the element type of `createOnejob({ operations })`.
+ */
 // biome-ignore lint/suspicious/noExplicitAny: the widest code operation, for constraints
 export type AnyCodeOperation = CodeOperation<string, any, any>;
 
@@ -84,6 +103,17 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
  * Defines an operation as a TypeScript function. The input type comes from `inputSchema`
  * (a JSON Schema literal, a TypeBox schema or `typedSchema<T>(...)`), the result type from
  * what `run` returns.
+ *
+ * @example
+ * ```ts
+ * const charge = defineOperation('charge', {
+ *   inputSchema: { type: 'object', required: ['amount'], properties: { amount: { type: 'integer' } } },
+ *   attemptTimeoutMs: 10_000,
+ *   async run(ctx) {
+ *     return chargeCard(ctx.input.amount, { idempotencyKey: ctx.idempotencyKey, signal: ctx.signal });
+ *   },
+ * });
+ * ```
  */
 export function defineOperation<const N extends string, const S extends JsonSchema, R>(
   name: N,

@@ -8,6 +8,15 @@ import { type InboxSource, inboxSources } from '../inbox/inboxSources.js';
 import { type InboxEventView, listInboxEvents } from '../inbox/listInboxEvents.js';
 import { type RawDelivery, receiveWebhook } from '../inbox/receiveWebhook.js';
 
+/**
+ * `onejob.inbox`: signed webhooks received through your own HTTP framework.
+ *
+ * @example
+ * ```ts
+ * const answer = await onejob.inbox.receive('shop', { headers: req.headers, rawBody: req.rawBody });
+ * res.status(answer.status).json(answer.body);
+ * ```
+ */
 export interface InboxHandle {
   /** The configured sources, built once (a missing secret throws here, naming the source). */
   sources(): ReadonlyMap<string, InboxSource>;
@@ -17,7 +26,12 @@ export interface InboxHandle {
    * `source_unknown`, `event_id_missing`, `signature_invalid`, ...
    */
   receive(source: string, delivery: RawDelivery): Promise<DeliveryAnswer & { eventId: string }>;
-  list(query?: { source?: string | null; limit?: number }): Promise<InboxEventView[]>;
+  /** Recorded events newest first, optionally of one source or one owner, with how often each was delivered. */
+  list(query?: {
+    source?: string | null;
+    limit?: number;
+    ownerId?: string | undefined;
+  }): Promise<InboxEventView[]>;
 }
 
 export function createInboxHandle(

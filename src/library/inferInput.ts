@@ -13,6 +13,12 @@ export type TypedSchema<T> = JsonSchema & { readonly [inputType]: T };
 /**
  * Brands a JSON Schema with the type it describes, for schemas written apart from the
  * operation (or typed with ajv's JSONSchemaType). Validation still uses the schema itself.
+ *
+ * @example
+ * ```ts
+ * const inputSchema = typedSchema<{ amount: number; note?: string }>(schemaFromElsewhere);
+ * const charge = defineOperation('charge', { inputSchema, attemptTimeoutMs: 10_000, async run(ctx) { return ctx.input.amount; } });
+ * ```
  */
 export function typedSchema<T>(schema: JsonSchema): TypedSchema<T> {
   return schema as TypedSchema<T>;

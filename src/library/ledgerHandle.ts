@@ -1,4 +1,5 @@
-// onejob.ledger: the append-only ledger, every write able to join your transaction.
+// onejob.ledger: the append-only ledger, every call able to join your transaction. Every
+// method takes one request object naming its owner, and `{ tx }` as its second argument.
 import type { Queryable } from '../db/createPool.js';
 import type { TxOption } from '../createOnejob.js';
 import type { TransferRequest } from '../ledger/checkTransferRequest.js';
@@ -13,29 +14,40 @@ import {
 } from '../ledger/reverseTransfer.js';
 import type { TransferView } from '../ledger/transferView.js';
 
+/** One owner's transfer, by the id the client chose. */
+export interface GetTransferRequest {
+  ownerId: string;
+  id: string;
+}
+
+/** One owner's account, optionally as recorded at or before `asOf`. */
+export interface AccountRequest {
+  ownerId: string;
+  account: string;
+  /** Only transfers recorded at or before this instant count (default now). */
+  asOf?: Date | string | null | undefined;
+}
+
+/** `onejob.ledger`: the append-only double-entry ledger (see docs/ledger.md). */
 export interface LedgerHandle {
   /** Records a transfer; the same id with the same fields replays, with different fields is `transfer_exists_with_different_fields`. */
   createTransfer(req: TransferRequest, options?: TxOption): Promise<CreateTransferResult>;
   /** A new, mirrored transfer linked to the original, at most once. */
   reverseTransfer(req: ReverseTransferRequest, options?: TxOption): Promise<ReverseTransferResult>;
-  getTransfer(ownerId: string, id: string, options?: TxOption): Promise<TransferView>;
-  getBalance(
-    ownerId: string,
-    account: string,
-    options?: TxOption & { asOf?: Date | string | null },
-  ): Promise<Balance>;
-  listEntries(ownerId: string, account: string, query?: ListEntriesQuery & TxOption): Promise<EntryPage>;
+  /** One transfer; another owner's is `transfer_not_found`. */
+  getTransfer(req: GetTransferRequest, options?: TxOption): Promise<TransferView>;
+  /** An account's balance as recorded at or before `asOf` (default now). */
+  getBalance(req: AccountRequest, options?: TxOption): Promise<Balance>;
+  /** An account's entries, oldest first, one page at a time. */
+  listEntries(req: AccountRequest & Omit<ListEntriesQuery, 'asOf'>, options?: TxOption): Promise<EntryPage>;
 }
 
 export function createLedgerHandle(pool: Queryable): LedgerHandle {
   return {
     createTransfer: (req, o) => createTransfer(o?.tx ?? pool, req),
     reverseTransfer: (req, o) => reverseTransfer(o?.tx ?? pool, req),
-    getTransfer: (ownerId, id, o) => getTransfer(o?.tx ?? pool, ownerId, id),
-    getBalance: (ownerId, account, o) => getBalance(o?.tx ?? pool, ownerId, account, o?.asOf),
-    listEntries: (ownerId, account, query = {}) => {
-      const { tx, ...rest } = query;
-      return listEntries(tx ?? pool, ownerId, account, rest);
-    },
+    getTransfer: ({ ownerId, id }, o) => getTransfer(o?.tx ?? pool, ownerId, id),
+    getBalance: ({ ownerId, account, asOf }, o) => getBalance(o?.tx ?? pool, ownerId, account, asOf),
+    listEntries: ({ ownerId, account, ...query }, o) => listEntries(o?.tx ?? pool, ownerId, account, query),
   };
 }

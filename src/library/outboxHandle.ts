@@ -2,11 +2,31 @@
 // consumer helper, and the operator reads the HTTP layer serves.
 import type { Queryable } from '../db/createPool.js';
 import { type ConsumeOnceResult, consumeOnce, pruneConsumerInbox } from '../outbox/consumeOnce.js';
-import { type DeadLetterPage, listDeadLetters, replayDeadLetter } from '../outbox/deadLetters.js';
-import { type PublisherBacklog, outboxBacklog } from '../outbox/outboxBacklog.js';
+import {
+  type DeadLetterPage,
+  type DeadLetterQuery,
+  listDeadLetters,
+  replayDeadLetter,
+} from '../outbox/deadLetters.js';
+import {
+  type BacklogQuery,
+  type DeliveryStateCount,
+  outboxBacklog,
+  outboxDeliveryStates,
+  type PublisherBacklog,
+} from '../outbox/outboxBacklog.js';
 import { type PublishEventInput, type PublishEventResult, publishEvent } from '../outbox/publishEvent.js';
 import type { TxOption } from '../createOnejob.js';
 
+/**
+ * `onejob.outbox`: your own events through the transactional outbox, the exactly-once
+ * consumer helper, and the operator reads.
+ *
+ * @example
+ * ```ts
+ * await onejob.outbox.publish({ type: 'shop.order.paid', subject: 'o-42', data: { amount: 1999 } }, { tx: client });
+ * ```
+ */
 export interface OutboxHandle {
   /**
    * Writes an event into the outbox; the relay publishes it. With `{ tx }` it commits or
@@ -25,9 +45,16 @@ export interface OutboxHandle {
   ): Promise<ConsumeOnceResult<T>>;
   /** Forgets ids a consumer saw before `before` (only ids that can no longer be redelivered). */
   pruneConsumed(consumer: string, before: Date): Promise<number>;
-  backlog(): Promise<PublisherBacklog[]>;
-  deadLetters(query?: Parameters<typeof listDeadLetters>[1]): Promise<DeadLetterPage>;
-  replayDeadLetter(eventId: string, publisher?: string): Promise<{ eventId: string; publisher: string }[]>;
+  /** Pending and dead deliveries per registered publisher; `ownerId` counts only that owner's jobs' events. */
+  backlog(query?: BacklogQuery): Promise<PublisherBacklog[]>;
+  /** Deliveries per publisher and state, published ones included; `ownerId` as for `backlog`. */
+  deliveryStates(query?: BacklogQuery): Promise<DeliveryStateCount[]>;
+  readonly deadLetters: {
+    /** Dead letters newest first, one page at a time, optionally of one publisher or one owner's jobs. */
+    list(query?: DeadLetterQuery): Promise<DeadLetterPage>;
+    /** Sends a dead letter back to the relay (one publisher, or every one it is dead for); `dead_letter_not_found` otherwise. */
+    replay(eventId: string, publisher?: string): Promise<{ eventId: string; publisher: string }[]>;
+  };
 }
 
 export function createOutboxHandle(pool: Queryable): OutboxHandle {
@@ -35,8 +62,11 @@ export function createOutboxHandle(pool: Queryable): OutboxHandle {
     publish: (input, o) => publishEvent(o?.tx ?? pool, input),
     consumeOnce: (tx, consumer, event, apply) => consumeOnce(tx, consumer, event, apply),
     pruneConsumed: (consumer, before) => pruneConsumerInbox(pool, consumer, before),
-    backlog: () => outboxBacklog(pool),
-    deadLetters: (query) => listDeadLetters(pool, query),
-    replayDeadLetter: (eventId, publisher) => replayDeadLetter(pool, eventId, publisher),
+    backlog: (query) => outboxBacklog(pool, query),
+    deliveryStates: (query) => outboxDeliveryStates(pool, query),
+    deadLetters: {
+      list: (query) => listDeadLetters(pool, query),
+      replay: (eventId, publisher) => replayDeadLetter(pool, eventId, publisher),
+    },
   };
 }

@@ -5,9 +5,34 @@ import type { WorkerOptions } from '../attempts/worker.js';
 import { startCostPoster } from '../ledger/postPendingAttemptCosts.js';
 import { type Relay, type RelayOptions, startRelay } from '../outbox/startRelay.js';
 
+/**
+ * A role `onejob.start()` can run in this process: `worker` runs attempts, `relay` publishes outbox events.
+ */
 export type BackgroundRole = 'worker' | 'relay';
+/**
+ * Every background role, the default of `start({ roles })`.
+ *
+ * @example
+ * ```ts
+ * import { BACKGROUND_ROLES } from 'onejob';
+ *
+ * const roles = process.env.ROLES?.split(',').filter((r) => BACKGROUND_ROLES.includes(r as never));
+ * ```
+ */
 export const BACKGROUND_ROLES: readonly BackgroundRole[] = ['worker', 'relay'];
 
+/**
+ * What `onejob.start()` runs: the roles, and options for the worker and the relay.
+ *
+ * Without `config.outbox.publishers` or `relay.publishers`, the relay runs the log publisher,
+ * which prints every event as one JSON line on stdout. Start `{ roles: ['worker'] }` or name
+ * your publishers to turn it off.
+ *
+ * @example
+ * ```ts
+ * await onejob.start({ roles: ['worker'], worker: { concurrency: 8 } });
+ * ```
+ */
 export interface StartOptions {
   /** Default: both. */
   roles?: readonly BackgroundRole[];
@@ -15,6 +40,7 @@ export interface StartOptions {
   relay?: RelayOptions;
 }
 
+/** The roles `onejob.start()` started, and how to stop them. */
 export interface RunningRoles {
   readonly roles: readonly BackgroundRole[];
   /** The relay, when it runs (its publishers and counters). */

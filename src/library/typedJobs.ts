@@ -5,8 +5,14 @@ import type { CreateJobRequest } from '../jobs/createJob.js';
 import type { JobView } from '../jobs/jobView.js';
 import type { OperationInput, OperationName, OperationResult } from './defineOperation.js';
 
+/**
+ * The `input` type of operation `O`: the type inferred from its `inputSchema` for a code operation, a plain object otherwise.
+ */
 export type InputFor<Ops, O> =
   O extends OperationName<Ops> ? OperationInput<Ops, O> : Record<string, unknown>;
+/**
+ * The `result` type of operation `O`: what `run` returns for a code operation, `unknown` otherwise.
+ */
 export type ResultFor<Ops, O> = O extends OperationName<Ops> ? OperationResult<Ops, O> : unknown;
 
 /** `jobs.create`'s request: for a code operation, `input` has the operation's input type. */
@@ -15,6 +21,9 @@ export type JobRequest<Ops, O extends string> = Omit<CreateJobRequest, 'operatio
   input: InputFor<Ops, O>;
 };
 
+/**
+ * What `onejob.jobs.create` returns: the job, typed by its operation, and whether the key already named it.
+ */
 export interface TypedCreateJobResult<I, R> {
   job: JobView<I, R>;
   /** True when the key already named a job with the same request: nothing new was written. */

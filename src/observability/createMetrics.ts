@@ -26,6 +26,17 @@ export function createMetrics() {
       help: 'Requests refused because the key was used with a different body',
       registers: [registry],
     }),
+    intakeBatches: new Histogram({
+      name: 'onejob_intake_batch_size',
+      help: 'Create requests per intake batch statement (group commit)',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+      registers: [registry],
+    }),
+    intakeFallbacks: new Counter({
+      name: 'onejob_intake_batch_fallbacks_total',
+      help: 'Intake batches whose statement failed and whose requests then went one at a time',
+      registers: [registry],
+    }),
     httpDuration: new Histogram({
       name: 'onejob_http_request_duration_seconds',
       help: 'HTTP request latency by route and status',

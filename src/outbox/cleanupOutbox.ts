@@ -14,7 +14,14 @@ WITH doomed AS (
 )
 DELETE FROM onejob.outbox o USING doomed WHERE o.id = doomed.id`;
 
-/** Deletes published events older than `retentionHours`, in batches. Returns how many went. */
+/**
+ * Deletes published events older than `retentionHours`, in batches. Returns how many went.
+ *
+ * @example
+ * ```ts
+ * const deleted = await cleanupOutbox(pool, 168, { batchSize: 1000 }); // published more than a week ago
+ * ```
+ */
 export async function cleanupOutbox(
   db: Queryable,
   retentionHours: number,

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/createPool.js';
 import { NO_ACTIVE_SQL_TRANSACTION, sqlState } from '../db/sqlstate.js';
 
+/** What `consumeOnce` returns: `applied: false` when this consumer already consumed the event. */
 export type ConsumeOnceResult<T> = { applied: true; result: T } | { applied: false };
 
 // Outside a transaction the inbox row would commit on its own and a failure in `apply`
@@ -19,6 +20,15 @@ ON CONFLICT (consumer, event_id) DO NOTHING`;
  * `onejob.consumer_inbox` inside your transaction, then runs `apply` with your writes in
  * that same transaction. A redelivery of the same id returns `{ applied: false }` and
  * runs nothing. Commit or roll back the transaction yourself, after this returns.
+ *
+ * @example
+ * ```ts
+ * await client.query('BEGIN');
+ * const outcome = await consumeOnce(client, 'orders', event, async () => {
+ *   await client.query("UPDATE orders SET state = 'paid' WHERE id = $1", [event.subject]);
+ * });
+ * await client.query('COMMIT'); // outcome.applied is false for a redelivered event
+ * ```
  */
 export async function consumeOnce<T>(
   tx: Queryable,
@@ -48,6 +58,11 @@ const PRUNE_SQL = `DELETE FROM onejob.consumer_inbox WHERE consumer = $1 AND con
 /**
  * Forgets event ids consumed before `before`. Forget only ids that can no longer arrive
  * again: past your broker's redelivery horizon and any dead-letter replay (docs/outbox.md).
+ *
+ * @example
+ * ```ts
+ * await pruneConsumerInbox(pool, 'orders', new Date(Date.now() - 30 * 86_400_000));
+ * ```
  */
 export async function pruneConsumerInbox(db: Queryable, consumer: string, before: Date): Promise<number> {
   const { rowCount } = await db.query(PRUNE_SQL, [consumer, before]);

@@ -3,6 +3,7 @@ import { OnejobError } from '../errors/OnejobError.js';
 import type { CloudEvent } from '../events/cloudEvent.js';
 import { UUID } from './uuidPattern.js';
 
+/** An event a publisher gave up on after `maxDeliveries`, until it is replayed. */
 export interface DeadLetter {
   eventId: string;
   publisher: string;
@@ -17,6 +18,7 @@ export interface DeadLetter {
   event: CloudEvent;
 }
 
+/** A page of dead letters; pass `nextCursor` back as `cursor` for the next one. */
 export interface DeadLetterPage {
   items: DeadLetter[];
   nextCursor: string | null;
@@ -45,6 +47,7 @@ FROM onejob.outbox_deliveries d JOIN onejob.outbox o ON o.id = d.event_id
 WHERE d.state = 'dead'
   AND ($1::text IS NULL OR d.publisher = $1)
   AND ($2::bigint IS NULL OR (d.dead_at, d.event_id, d.publisher) < (to_timestamp($2::bigint / 1000000.0), $3::uuid, $4::text))
+  AND ($6::text IS NULL OR d.subject IN (SELECT id::text FROM onejob.jobs WHERE owner_id = $6))
 ORDER BY d.dead_at DESC, d.event_id DESC, d.publisher DESC
 LIMIT $5`;
 
@@ -69,10 +72,25 @@ function decodeCursor(cursor: string): [string, string, string] {
   throw new OnejobError('request_invalid', 'cursor is not a cursor returned by this endpoint');
 }
 
-export async function listDeadLetters(
-  db: Queryable,
-  query: { publisher?: string | undefined; limit?: number | undefined; cursor?: string | undefined } = {},
-): Promise<DeadLetterPage> {
+/** Filters and paging of `listDeadLetters`. */
+export interface DeadLetterQuery {
+  publisher?: string | undefined;
+  /** Only dead letters of events about this owner's jobs. */
+  ownerId?: string | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+/**
+ * Dead letters, newest first, one page at a time.
+ *
+ * @example
+ * ```ts
+ * const page = await listDeadLetters(pool, { publisher: 'billing', limit: 50 });
+ * for (const letter of page.items) await replayDeadLetter(pool, letter.eventId, letter.publisher);
+ * ```
+ */
+export async function listDeadLetters(db: Queryable, query: DeadLetterQuery = {}): Promise<DeadLetterPage> {
   const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
   const [us, eventId, publisher] = query.cursor ? decodeCursor(query.cursor) : [null, null, null];
   const { rows } = await db.query<DeadRow>(LIST_SQL, [
@@ -81,6 +99,7 @@ export async function listDeadLetters(
     eventId,
     publisher,
     limit + 1,
+    query.ownerId ?? null,
   ]);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
@@ -115,6 +134,11 @@ SELECT r.event_id, r.publisher, pg_notify('onejob_outbox', '') IS NULL AS notifi
 /**
  * Sends a dead letter back to the relay, for one publisher or for every publisher it
  * is dead for. Throws `dead_letter_not_found` when nothing was dead.
+ *
+ * @example
+ * ```ts
+ * await replayDeadLetter(pool, '0193a1b2-…', 'billing'); // the event goes back to the billing publisher
+ * ```
  */
 export async function replayDeadLetter(
   db: Queryable,

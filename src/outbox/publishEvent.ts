@@ -3,6 +3,7 @@ import type { Queryable } from '../db/createPool.js';
 import { type CloudEvent, EVENT_SOURCE } from '../events/cloudEvent.js';
 import { UUID } from './uuidPattern.js';
 
+/** An event of your own to write into the outbox. */
 export interface PublishEventInput {
   /** CloudEvent type, for example `shop.order.paid`. NATS uses it as the subject, RabbitMQ as the routing key. */
   type: string;
@@ -17,6 +18,7 @@ export interface PublishEventInput {
   traceparent?: string | null;
 }
 
+/** The stored CloudEvent, and whether this call wrote it. */
 export interface PublishEventResult {
   event: CloudEvent;
   /** False when `id` was already in the outbox: nothing new was written and `event` is the stored one. */
@@ -34,6 +36,11 @@ const READ_SQL = `SELECT event FROM onejob.outbox WHERE id = $1`;
  * Writes your own event into the outbox with your `pg` client: pass the client of your
  * open transaction and the event commits or rolls back with your rows. The relay then
  * publishes it like onejob's own events.
+ *
+ * @example
+ * ```ts
+ * await publishEvent(client, { type: 'shop.order.paid', subject: 'o-42', data: { amount: 1999 } }); // in your transaction
+ * ```
  */
 export async function publishEvent(db: Queryable, input: PublishEventInput): Promise<PublishEventResult> {
   if (typeof input.type !== 'string' || input.type.length === 0 || input.type.length > 255) {

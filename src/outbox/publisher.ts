@@ -45,6 +45,12 @@ export interface Publisher {
  * event is not at fault: the relay backs off the publisher and the try is not counted
  * towards dead-lettering); otherwise the broker or endpoint refused this event, and the
  * try counts.
+ *
+ * @example
+ * ```ts
+ * // In a Publisher's publish(): the broker is down, not the event's fault; the relay backs off.
+ * throw new PublishError('broker unreachable', { unavailable: true, cause: error });
+ * ```
  */
 export class PublishError extends Error {
   readonly unavailable: boolean;

@@ -26,6 +26,7 @@ const METRICS_INTERVAL_MS = 2_000;
 // A broker that cannot be reached is retried from 100 ms up to this, doubling.
 const UNAVAILABLE_MAX_MS = 5_000;
 
+/** Options of the relay role (`start({ relay })`, `startRelay`). */
 export interface RelayOptions {
   /** Publishers to run instead of the ones in `config.outbox.publishers`. */
   publishers?: Publisher[];
@@ -34,6 +35,7 @@ export interface RelayOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** Counters of one publisher in one relay. */
 export interface RelayStats {
   published: number;
   duplicates: number;
@@ -41,6 +43,7 @@ export interface RelayStats {
   dead: number;
 }
 
+/** A running relay: its publishers, counters, and `stop()`. */
 export interface Relay {
   readonly publishers: readonly Publisher[];
   /** Counters per publisher name, for this relay only. */
@@ -77,6 +80,13 @@ class Wakeup {
  * events and by a poll as a fallback (a lost notification, a write in a caller's
  * transaction, a retry coming due). Any number of relays may run against one database;
  * they share the work through row locks.
+ *
+ * @example
+ * ```ts
+ * const relay = await startRelay(onejob, { settings: { batchSize: 100 } });
+ * // ...
+ * await relay.stop();
+ * ```
  */
 export async function startRelay(onejob: Onejob, options: RelayOptions = {}): Promise<Relay> {
   const { pool, logger, metrics, config } = onejob;

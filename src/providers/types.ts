@@ -18,6 +18,9 @@ export interface AttemptError {
   [detail: string]: unknown;
 }
 
+/**
+ * What a provider call ends with: the engine completes, retries or leaves the attempt unknown by its `kind`.
+ */
 export type ProviderOutcome =
   /** The provider did the work; `result` is the candidate result for the job's compare-and-swap. */
   | { kind: 'success'; result: unknown; usage?: Usage; costMicros?: number }
@@ -26,6 +29,7 @@ export type ProviderOutcome =
   /** Maybe done, maybe not (timeout, reset after send, 5xx): for exclusive operations nothing new may start. */
   | { kind: 'unknown'; error: AttemptError; usage?: Usage; costMicros?: number };
 
+/** What a provider is called with for one attempt. */
 export interface ProviderCall {
   jobId: string;
   attemptId: string;
@@ -45,6 +49,7 @@ export interface ProviderCall {
 /** What a provider reports when asked about an earlier request (reconciliation). */
 export type ProviderStatus = ProviderOutcome | { kind: 'not_found' };
 
+/** A provider adapter: the engine calls `call` once per attempt. */
 export interface Provider {
   readonly name: string;
   readonly kind: ProviderConfig['kind'] | string;

@@ -154,11 +154,8 @@ describe('webhook inbox', () => {
     }
   }, 120_000);
 
-  it('a delivery without an event id is 400 event_id_missing and writes nothing', async () => {
+  it('a signed delivery without an event id in its body is 400 event_id_missing and writes nothing', async () => {
     const before = await written();
-    const noHeader = await deliver({ body: JSON.stringify({ amount: 1 }) });
-    expect(noHeader.status).toBe(400);
-    expect(await noHeader.json()).toMatchObject({ code: 'event_id_missing' });
     const noField = await deliver({
       source: 'orders',
       id: 'msg-1',
@@ -176,7 +173,38 @@ describe('webhook inbox', () => {
     expect(await written()).toEqual(before);
   });
 
+  it('the signature is checked before the event id: an unsigned or badly signed delivery is 401 whatever its event id, and says nothing about where the source reads it', async () => {
+    const before = await written();
+    const other = new Webhook(`whsec_${randomBytes(24).toString('base64')}`);
+    const cases: Delivery[] = [
+      // No webhook-id header at all: the id is part of the signed string.
+      { body: JSON.stringify({ amount: 1 }) },
+      { source: 'orders', id: 'm-1', body: JSON.stringify({ amount: 1, order: {} }), signature: null },
+      { source: 'orders', id: 'm-2', body: JSON.stringify({ amount: 1, order: {} }), secret: other },
+      {
+        source: 'orders',
+        id: 'm-3',
+        body: JSON.stringify({ amount: 1, order: { id: { x: 1 } } }),
+        secret: other,
+      },
+      { source: 'orders', id: 'm-4', body: '{"order":', signature: 'v1,AAAA' },
+    ];
+    for (const c of cases) {
+      const r = await deliver(c);
+      expect(r.status, JSON.stringify(c)).toBe(401);
+      const problem = (await r.json()) as { code: string; detail?: string };
+      expect(problem.code).toBe('signature_invalid');
+      expect(problem.detail ?? '').not.toMatch(/pointer|\/order\/id/);
+    }
+    expect(await written()).toEqual(before);
+  });
+
   it('a bad, missing or stale signature is 401 signature_invalid and writes nothing', async () => {
+    const refusedSoFar = async () =>
+      (await t.onejob.metrics.inboxDeliveries.get()).values
+        .filter((v) => v.labels.outcome === 'signature_invalid')
+        .reduce((n, v) => n + v.value, 0);
+    const refusedBefore = await refusedSoFar();
     const before = await written();
     const body = JSON.stringify({ amount: 10 });
     const other = new Webhook(`whsec_${randomBytes(24).toString('base64')}`);
@@ -201,10 +229,7 @@ describe('webhook inbox', () => {
       expect(await r.json()).toMatchObject({ code: 'signature_invalid' });
     }
     expect(await written()).toEqual(before);
-    const refused = (await t.onejob.metrics.inboxDeliveries.get()).values.filter(
-      (v) => v.labels.outcome === 'signature_invalid',
-    );
-    expect(refused.reduce((n, v) => n + v.value, 0)).toBe(cases.length);
+    expect((await refusedSoFar()) - refusedBefore).toBe(cases.length);
     // The event is still new: a correctly signed delivery creates its job.
     expect((await deliver({ id: 'evt_sig', body })).headers.get('idempotent-replayed')).toBeNull();
   });

@@ -40,6 +40,7 @@ export function serveCommand(program: Command) {
         lines.push(`  Dashboard  ${service.url}/`);
         lines.push(`  OpenAPI    ${service.url}/openapi.json`);
         lines.push(`  Metrics    ${service.url}/metrics`);
+        lines.push(`  Health     ${service.url}/healthz (live)  ${service.url}/readyz (ready)`);
       }
       lines.push(
         service.embedded

@@ -16,7 +16,8 @@ export async function healthRoutes(app: FastifyInstance, { onejob }: { onejob: O
     async (_req, reply) => {
       let version: number;
       try {
-        version = await onejob.pool.query('SELECT 1').then(() => appliedVersion(onejob.pool));
+        // appliedVersion's first query also answers whether the database can be reached.
+        version = await appliedVersion(onejob.pool);
       } catch {
         return sendProblem(reply, 'database_unavailable', 'The database cannot be reached.');
       }

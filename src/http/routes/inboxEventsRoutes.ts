@@ -3,14 +3,6 @@ import type { Onejob } from '../../createOnejob.js';
 import { ownerOf } from '../requestContext.js';
 import { problemResponse } from '../schemas.js';
 
-// Owner-scoped: the events that created (or replayed) this owner's jobs.
-const LIST_SQL = `
-SELECT source, event_id, job_id, response_status, deliveries, differing_payloads, first_received_at, last_received_at
-FROM onejob.inbox_events
-WHERE owner_id = $1 AND ($2::text IS NULL OR source = $2)
-ORDER BY first_received_at DESC, source, event_id
-LIMIT $3`;
-
 const eventSchema = {
   type: 'object',
   required: [
@@ -72,23 +64,13 @@ export async function inboxEventsRoutes(app: FastifyInstance, { onejob }: { onej
       },
     },
     async (request) => {
-      const { rows } = await onejob.pool.query(LIST_SQL, [
-        ownerOf(request),
-        request.query.source ?? null,
-        request.query.limit,
-      ]);
-      return {
-        items: rows.map((r) => ({
-          source: r.source,
-          eventId: r.event_id,
-          jobId: r.job_id,
-          responseStatus: r.response_status,
-          deliveries: r.deliveries,
-          differingPayloads: r.differing_payloads,
-          firstReceivedAt: r.first_received_at.toISOString(),
-          lastReceivedAt: r.last_received_at.toISOString(),
-        })),
-      };
+      // The engine's inbox handle, scoped to the token's owner; its view minus the owner field.
+      const events = await onejob.inbox.list({
+        ownerId: ownerOf(request),
+        source: request.query.source ?? null,
+        limit: request.query.limit,
+      });
+      return { items: events.map(({ ownerId: _owner, ...event }) => event) };
     },
   );
 }

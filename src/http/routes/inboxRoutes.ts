@@ -42,7 +42,7 @@ export async function inboxRoutes(app: FastifyInstance, { onejob }: { onejob: On
       },
     },
     async (request, reply) => {
-      // Unknown source (404), event id, signature and input checks all happen in the library.
+      // Unknown source (404), signature, event id and input checks all happen in the library.
       const answer = await onejob.inbox.receive(request.params.source, {
         headers: request.headers,
         rawBody: request.body ?? Buffer.alloc(0),

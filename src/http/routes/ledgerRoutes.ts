@@ -1,10 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { Onejob } from '../../createOnejob.js';
-import { createTransfer } from '../../ledger/createTransfer.js';
-import { getBalance } from '../../ledger/getBalance.js';
-import { getTransfer } from '../../ledger/getTransfer.js';
-import { listEntries } from '../../ledger/listEntries.js';
-import { reverseTransfer } from '../../ledger/reverseTransfer.js';
 import { ownerOf } from '../requestContext.js';
 import { problemResponse } from '../schemas.js';
 
@@ -126,7 +121,7 @@ export async function ledgerRoutes(app: FastifyInstance, { onejob }: { onejob: O
       },
     },
     async (request, reply) => {
-      const { transfer, replayed } = await createTransfer(onejob.pool, {
+      const { transfer, replayed } = await onejob.ledger.createTransfer({
         ownerId: ownerOf(request),
         ...request.body,
       });
@@ -161,7 +156,7 @@ export async function ledgerRoutes(app: FastifyInstance, { onejob }: { onejob: O
       },
     },
     async (request, reply) => {
-      const { transfer, replayed } = await reverseTransfer(onejob.pool, {
+      const { transfer, replayed } = await onejob.ledger.reverseTransfer({
         ownerId: ownerOf(request),
         transferId: request.params.id,
         ...request.body,
@@ -181,7 +176,7 @@ export async function ledgerRoutes(app: FastifyInstance, { onejob }: { onejob: O
         response: { 200: transferResponse('The transfer'), 404: problemResponse('No such transfer') },
       },
     },
-    async (request) => getTransfer(onejob.pool, ownerOf(request), request.params.id),
+    async (request) => onejob.ledger.getTransfer({ ownerId: ownerOf(request), id: request.params.id }),
   );
 
   app.get<{ Params: { account: string }; Querystring: { asOf?: string } }>(
@@ -198,7 +193,12 @@ export async function ledgerRoutes(app: FastifyInstance, { onejob }: { onejob: O
         },
       },
     },
-    async (request) => getBalance(onejob.pool, ownerOf(request), request.params.account, request.query.asOf),
+    async (request) =>
+      onejob.ledger.getBalance({
+        ownerId: ownerOf(request),
+        account: request.params.account,
+        asOf: request.query.asOf,
+      }),
   );
 
   app.get<{ Params: { account: string }; Querystring: { asOf?: string; limit?: number; cursor?: string } }>(
@@ -235,6 +235,11 @@ export async function ledgerRoutes(app: FastifyInstance, { onejob }: { onejob: O
         },
       },
     },
-    async (request) => listEntries(onejob.pool, ownerOf(request), request.params.account, request.query),
+    async (request) =>
+      onejob.ledger.listEntries({
+        ...request.query,
+        ownerId: ownerOf(request),
+        account: request.params.account,
+      }),
   );
 }

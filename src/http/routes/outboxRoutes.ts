@@ -1,7 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { Onejob } from '../../createOnejob.js';
-import { listDeadLetters, replayDeadLetter } from '../../outbox/deadLetters.js';
-import { outboxBacklog } from '../../outbox/outboxBacklog.js';
 import { problemResponse } from '../schemas.js';
 
 // Operator endpoints: `config: { admin: true }` makes the auth hook demand ONEJOB_ADMIN_TOKEN.
@@ -67,7 +65,7 @@ export async function outboxRoutes(app: FastifyInstance, { onejob }: { onejob: O
         },
       },
     },
-    async () => ({ publishers: await outboxBacklog(onejob.pool) }),
+    async () => ({ publishers: await onejob.outbox.backlog() }),
   );
 
   app.get<{ Querystring: { publisher?: string; limit?: number; cursor?: string } }>(
@@ -100,7 +98,7 @@ export async function outboxRoutes(app: FastifyInstance, { onejob }: { onejob: O
         },
       },
     },
-    async (request) => listDeadLetters(onejob.pool, request.query),
+    async (request) => onejob.outbox.deadLetters.list(request.query),
   );
 
   app.post<{ Params: { id: string }; Body: { publisher?: string } | undefined }>(
@@ -144,7 +142,7 @@ export async function outboxRoutes(app: FastifyInstance, { onejob }: { onejob: O
       },
     },
     async (request) => ({
-      replayed: await replayDeadLetter(onejob.pool, request.params.id, request.body?.publisher),
+      replayed: await onejob.outbox.deadLetters.replay(request.params.id, request.body?.publisher),
     }),
   );
 }

@@ -1,7 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { Onejob } from '../../createOnejob.js';
-import { providerStatuses } from '../../providers/verification/providerStatus.js';
-import { verifyProvider } from '../../providers/verification/verifyProvider.js';
 import { problemResponse } from '../schemas.js';
 
 const checkSchema = {
@@ -87,7 +85,7 @@ export async function providersRoutes(app: FastifyInstance, { onejob }: { onejob
         },
       },
     },
-    async () => ({ items: await providerStatuses(onejob) }),
+    async () => ({ items: await onejob.providers.list() }),
   );
 
   app.post<{ Params: { name: string }; Body: { operation: string } }>(
@@ -118,6 +116,6 @@ export async function providersRoutes(app: FastifyInstance, { onejob }: { onejob
       },
     },
     async (request) =>
-      verifyProvider(onejob, request.params.name, request.body.operation, { requestedBy: 'api' }),
+      onejob.providers.verify(request.params.name, request.body.operation, { requestedBy: 'api' }),
   );
 }

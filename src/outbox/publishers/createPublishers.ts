@@ -5,7 +5,15 @@ import { natsPublisher } from './natsPublisher.js';
 import { rabbitPublisher } from './rabbitPublisher.js';
 import { webhookPublisher } from './webhookPublisher.js';
 
-/** Builds the publishers named in `outbox.publishers` (the log publisher when none are). */
+/**
+ * Builds the publishers named in `outbox.publishers` (the log publisher when none are).
+ *
+ * @example
+ * ```ts
+ * const publishers = createPublishers(config.outbox?.publishers, process.env);
+ * const relay = await startRelay(onejob, { publishers });
+ * ```
+ */
 export function createPublishers(
   configs: PublisherConfig[] | undefined,
   env: NodeJS.ProcessEnv = process.env,

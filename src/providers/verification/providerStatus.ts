@@ -5,6 +5,7 @@ import { latestVerifications } from './verificationStore.js';
 
 export type VerificationStatus = 'verified' | 'stale' | 'failed' | 'never';
 
+/** One provider's role and verification status for one operation it serves. */
 export interface ProviderOperationStatus {
   operation: string;
   /** The primary (first listed) is always allowed; a fallback only when `verified`. */
@@ -16,6 +17,7 @@ export interface ProviderOperationStatus {
   lastVerification: { id: string; passed: boolean; contractHash: string; finishedAt: string } | null;
 }
 
+/** A configured provider and its status for every operation it serves. */
 export interface ProviderStatus {
   name: string;
   kind: string;

@@ -33,6 +33,7 @@ export interface FixtureReport {
   checks: CheckResult[];
 }
 
+/** The result of one verification run of a provider against an operation's contract. */
 export interface VerificationReport {
   id: string;
   provider: string;
@@ -48,6 +49,7 @@ export interface VerificationReport {
   finishedAt: string;
 }
 
+/** Options of a verification run. */
 export interface VerifyOptions {
   /** Where to find the provider's adapter (default: built from the config). */
   providers?: { get(name: string): Provider | undefined };
