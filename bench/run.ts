@@ -3,8 +3,9 @@ import { Command } from 'commander';
 import { addBenchOptions, benchOptionsFrom } from './benchOptions.js';
 import { runBench } from './runBench.js';
 
+// `onejob bench` names itself, so `--help` shows the command the user typed.
 const program = addBenchOptions(
-  new Command('bench').description(
+  new Command(process.env.ONEJOB_BENCH_COMMAND ?? 'npm run bench --').description(
     'measure onejob against the raw PostgreSQL limit and pg-boss / graphile-worker, in one run',
   ),
 );

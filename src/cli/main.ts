@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
+import { Command, Help, type Option } from 'commander';
+import { isOnejobClientError } from '../client/index.js';
+import { CliConfigError, HOW_TO_CONNECT, clientConfig } from './clientConfig.js';
 import { archiveCommand } from './commands/archiveCommand.js';
 import { benchCommand } from './commands/benchCommand.js';
-import { inboxCommand } from './commands/inboxCommand.js';
 import { demoCommand } from './commands/demoCommand.js';
+import { inboxCommand } from './commands/inboxCommand.js';
 import { jobsCommand } from './commands/jobsCommand.js';
 import { ledgerCommand } from './commands/ledgerCommand.js';
 import { migrateCommand } from './commands/migrateCommand.js';
@@ -15,10 +17,21 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
   version: string;
 };
 
+// Commander enforces `requiredOption` but its help lists them like any other option.
+const help = new Help();
+const optionDescription = (option: Option) =>
+  `${option.mandatory ? '(required) ' : ''}${help.optionDescription(option)}`;
+
 export function buildProgram(): Command {
   const program = new Command('onejob')
     .description('One durable job per user intent, on PostgreSQL.')
-    .version(pkg.version);
+    .version(pkg.version)
+    // Inherited by every command added below.
+    .configureHelp({ optionDescription })
+    .addHelpText(
+      'after',
+      '\nOnly serve, migrate and archive use the database; every other command talks to a running\nserver: ONEJOB_URL, ONEJOB_TOKEN, ONEJOB_ADMIN_TOKEN, else .onejob/api-key in this folder.',
+    );
   serveCommand(program);
   migrateCommand(program);
   archiveCommand(program);
@@ -36,5 +49,8 @@ buildProgram()
   .parseAsync(process.argv)
   .catch((error: unknown) => {
     process.stderr.write(`onejob: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
+    // Nothing answered at the default address: say how to name the server.
+    if (isOnejobClientError(error, 'network_error') && clientConfig().urlSource === 'default')
+      process.stderr.write(`\n${HOW_TO_CONNECT}\n`);
+    process.exit(error instanceof CliConfigError ? 2 : 1);
   });

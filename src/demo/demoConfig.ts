@@ -21,7 +21,8 @@ export const demoConfig: OnejobConfig = {
     ...defaultConfig.operations,
     'demo-timeout': {
       kind: 'http',
-      providers: ['sim-silent'],
+      // sim-quick is the fallback the scene switches to once the unknown attempt is abandoned.
+      providers: ['sim-silent', 'sim-quick'],
       effect: 'exclusive',
       attemptTimeoutMs: 1000,
       maxAttempts: 3,
@@ -30,6 +31,7 @@ export const demoConfig: OnejobConfig = {
         required: ['amount'],
         properties: { amount: { type: 'integer', minimum: 1 } },
       },
+      contract: { fixtures: [{ input: { amount: 1 } }] },
     },
     'demo-race': {
       kind: 'http',

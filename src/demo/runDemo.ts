@@ -20,37 +20,55 @@ export interface DemoContext {
   env: NodeJS.ProcessEnv;
 }
 
-const NEEDS_DEMO_CONFIG =
-  'start the server with the demo config: `onejob demo --write-config demo.json`, then ' +
-  `\`${DEMO_SECRET_ENV}=whsec_$(head -c 24 /dev/urandom | base64) ONEJOB_CONFIG=demo.json npm start\`, and run the demo with the same ${DEMO_SECRET_ENV}`;
+const NEEDS_DEMO_CONFIG = 'the server needs the demo config (the recipe is printed at the end)';
+
+/**
+ * How a scene went: `ran` showed what it promises; `partial` ran without its point (no
+ * admin token, so no verified fallback); `skipped` lacked the demo config; `stopped` failed.
+ */
+export type SceneOutcome = 'ran' | 'partial' | 'skipped' | 'stopped';
+
+export type Scene = (ctx: DemoContext, n: number) => Promise<SceneOutcome>;
 
 const attempts = (job: Job) =>
   job.attempts
     .map((a) => `#${a.n} ${a.provider} ${a.id === job.completedBy ? 'winner' : a.state}`)
     .join(', ') || 'none';
 
-export async function runDemo(
-  ctx: DemoContext,
-  scenes = [doubleClick, stalledThenFallback, timeoutUnknown, reverseOrderRace, webhookRedelivered],
-) {
+export const SCENES: readonly Scene[] = [
+  doubleClick,
+  stalledThenFallback,
+  timeoutUnknown,
+  reverseOrderRace,
+  webhookRedelivered,
+];
+
+/** Runs the scenes in order; resolves to how each went, for the closing lines. */
+export async function runDemo(ctx: DemoContext, scenes: readonly Scene[] = SCENES): Promise<SceneOutcome[]> {
+  const outcomes: SceneOutcome[] = [];
   for (const [i, scene] of scenes.entries()) {
     try {
-      await scene(ctx, i + 1);
+      outcomes.push(await scene(ctx, i + 1));
     } catch (error) {
       if (
         isOnejobClientError(error, 'operation_unknown') ||
         isOnejobClientError(error, 'source_unknown') ||
         isOnejobClientError(error, 'route_not_found')
       ) {
-        ctx.print.note(`this server lacks what the scene needs (${error.code}): ${NEEDS_DEMO_CONFIG}`);
+        ctx.print.note(
+          `skipped: this server lacks what the scene needs (${error.code}); ${NEEDS_DEMO_CONFIG}.`,
+        );
+        outcomes.push('skipped');
       } else {
         ctx.print.note(`the scene stopped: ${error instanceof Error ? error.message : String(error)}`);
+        outcomes.push('stopped');
       }
     }
   }
+  return outcomes;
 }
 
-export async function doubleClick({ client, print }: DemoContext, n: number) {
+export async function doubleClick({ client, print }: DemoContext, n: number): Promise<SceneOutcome> {
   print.scene(n, 'A double click', 'The browser sends the same "pay 19.99" twice, a few milliseconds apart.');
   const key = newIntentKey('checkout-');
   const [a, b] = await Promise.all([
@@ -66,9 +84,13 @@ export async function doubleClick({ client, print }: DemoContext, n: number) {
   const job = await client.jobs.wait(a.job.id, { timeoutMs: 10_000 });
   print.onejob(`job state ${job.state}; attempts: ${attempts(job)} — one effect.`);
   print.link(job.id);
+  return 'ran';
 }
 
-export async function stalledThenFallback({ client, baseUrl, token, print }: DemoContext, n: number) {
+export async function stalledThenFallback(
+  { client, baseUrl, token, print }: DemoContext,
+  n: number,
+): Promise<SceneOutcome> {
   print.scene(
     n,
     'A stalled request, then the fallback button',
@@ -94,9 +116,12 @@ export async function stalledThenFallback({ client, baseUrl, token, print }: Dem
   print.onejob(`the fallback button reuses the intent key: job ${job.id} again (replayed: ${replayed}).`);
   try {
     const attempt = await client.jobs.retry(job.id);
-    print.onejob(
-      `asking for a new attempt started attempt #${attempt.n} under the same job, never a new job.`,
-    );
+    // Request 1's job may not have been claimed yet: then the button starts its first attempt.
+    const which =
+      attempt.n === 1
+        ? `the job's first attempt, #1 on ${attempt.provider} (request 1's job had not started yet)`
+        : `attempt #${attempt.n} on ${attempt.provider}, after #1${attempt.n > 2 ? `..#${attempt.n - 1}` : ''}`;
+    print.onejob(`the fallback button started ${which}, under the same job, never a new job.`);
   } catch (error) {
     if (!isOnejobClientError(error)) throw error;
     print.onejob(`asking for a new attempt answered ${error.code}: ${error.detail}`);
@@ -104,14 +129,20 @@ export async function stalledThenFallback({ client, baseUrl, token, print }: Dem
   const settled = await client.jobs.wait(job.id, { timeoutMs: 10_000 });
   print.onejob(`job state ${settled.state}; attempts: ${attempts(settled)}.`);
   print.link(job.id);
+  return 'ran';
 }
 
-export async function timeoutUnknown({ client, print }: DemoContext, n: number) {
+export async function timeoutUnknown(
+  { client, baseUrl, print, env }: DemoContext,
+  n: number,
+): Promise<SceneOutcome> {
   print.scene(
     n,
     'A timeout leaves the job unknown',
     'The provider never answers. Did it charge? Nobody knows yet.',
   );
+  // The fallback button may send the job to sim-quick only once it passed verification.
+  const verified = await verifyFallback(baseUrl, env, 'demo-timeout');
   const job = await client.jobs.create(
     'demo-timeout',
     { amount: 990 },
@@ -128,20 +159,53 @@ export async function timeoutUnknown({ client, print }: DemoContext, n: number) 
     print.note('the server allowed a new attempt while the outcome was unknown.');
   } catch (error) {
     if (!isOnejobClientError(error)) throw error;
-    print.onejob(`a new attempt is refused: ${error.code}.`);
+    print.onejob(`a new attempt is refused while the outcome is unknown: ${error.code}.`);
   }
   const open = unknown.attempts.find((a) => a.state === 'unknown');
-  if (open) {
-    await client.jobs.abandon(job.id, open.n, 'demo: the provider confirmed it never charged');
-    const after = await client.jobs.get(job.id);
-    print.onejob(
-      `after an operator abandoned attempt #${open.n}: job ${after.state}, version ${after.version}; a late answer from it would be discarded.`,
-    );
+  if (!open) {
+    print.link(job.id);
+    return 'partial';
   }
+  await client.jobs.abandon(job.id, open.n, 'demo: the provider confirmed it never charged');
+  print.onejob(
+    `an operator checked with the provider and abandoned attempt #${open.n}; a late answer from it would be discarded.`,
+  );
+  if (!verified) {
+    print.note(
+      "no fallback: sim-quick needs a passing contract verification; run the demo with ONEJOB_ADMIN_TOKEN set to the server's admin token so it verifies sim-quick first.",
+    );
+    print.link(job.id);
+    return 'partial';
+  }
+  try {
+    const attempt = await client.jobs.retry(job.id, { provider: 'sim-quick' });
+    print.onejob(`the fallback button started attempt #${attempt.n} on ${attempt.provider}.`);
+  } catch (error) {
+    // The worker's own retry after the abandon may have gone to the fallback first.
+    if (!isOnejobClientError(error, 'attempt_in_flight')) throw error;
+    print.onejob('the worker had already retried on the fallback.');
+  }
+  const settled = await client.jobs.wait(job.id, { timeoutMs: 15_000 });
+  print.onejob(`job state ${settled.state}; attempts: ${attempts(settled)}.`);
   print.link(job.id);
+  return settled.state === 'succeeded' ? 'ran' : 'partial';
 }
 
-export async function reverseOrderRace({ client, baseUrl, print, env }: DemoContext, n: number) {
+/**
+ * A fallback is used only after its contract verification passed; with the admin token
+ * the demo verifies sim-quick for the operation first, as an operator would.
+ */
+async function verifyFallback(baseUrl: string, env: NodeJS.ProcessEnv, operation: string): Promise<boolean> {
+  const admin = env.ONEJOB_ADMIN_TOKEN;
+  if (!admin) return false;
+  await createClient({ baseUrl, token: admin }).providers.verify('sim-quick', operation);
+  return true;
+}
+
+export async function reverseOrderRace(
+  { client, baseUrl, print, env }: DemoContext,
+  n: number,
+): Promise<SceneOutcome> {
   print.scene(
     n,
     'Two attempts finish in reverse order',
@@ -149,9 +213,7 @@ export async function reverseOrderRace({ client, baseUrl, print, env }: DemoCont
   );
   // A hedge goes only to a fallback that passed contract verification; with the admin token
   // the demo verifies the fallback first, as an operator would.
-  const admin = env.ONEJOB_ADMIN_TOKEN;
-  if (admin) {
-    await createClient({ baseUrl, token: admin }).providers.verify('sim-quick', 'demo-race');
+  if (await verifyFallback(baseUrl, env, 'demo-race')) {
     print.onejob(
       'verified the fallback sim-quick against the demo-race contract before allowing failover to it.',
     );
@@ -179,9 +241,13 @@ export async function reverseOrderRace({ client, baseUrl, print, env }: DemoCont
       `attempt #${winner.n} (${winner.provider}) won the compare-and-swap; a later result is discarded and recorded, not merged.`,
     );
   print.link(job.id);
+  return done.attempts.length >= 2 && winner ? 'ran' : 'partial';
 }
 
-export async function webhookRedelivered({ baseUrl, print, env }: DemoContext, n: number) {
+export async function webhookRedelivered(
+  { baseUrl, print, env }: DemoContext,
+  n: number,
+): Promise<SceneOutcome> {
   print.scene(
     n,
     'A webhook redelivered three times',
@@ -190,9 +256,9 @@ export async function webhookRedelivered({ baseUrl, print, env }: DemoContext, n
   const secret = env[DEMO_SECRET_ENV];
   if (!secret) {
     print.note(
-      `set ${DEMO_SECRET_ENV} to the server's secret for the demo-payments source; ${NEEDS_DEMO_CONFIG}`,
+      `skipped: set ${DEMO_SECRET_ENV} to the server's secret for the demo-payments source; ${NEEDS_DEMO_CONFIG}.`,
     );
-    return;
+    return 'skipped';
   }
   const webhook = new Webhook(secret);
   const eventId = `evt_${newIntentKey().replaceAll('-', '').slice(0, 20)}`;
@@ -229,4 +295,5 @@ export async function webhookRedelivered({ baseUrl, print, env }: DemoContext, n
   );
   const [jobId] = [...jobs];
   if (jobId) print.link(jobId);
+  return jobs.size === 1 ? 'ran' : 'stopped';
 }

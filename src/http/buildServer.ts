@@ -11,6 +11,7 @@ import type { ApiKeys } from './apiKeys.js';
 import { errorHandler } from './errorHandler.js';
 import { attemptsRoutes } from './routes/attemptsRoutes.js';
 import { healthRoutes } from './routes/healthRoutes.js';
+import { inboxEventsRoutes } from './routes/inboxEventsRoutes.js';
 import { inboxRoutes } from './routes/inboxRoutes.js';
 import { jobEventsRoutes } from './routes/jobEventsRoutes.js';
 import { jobsRoutes } from './routes/jobsRoutes.js';
@@ -174,6 +175,7 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   await app.register(jobsRoutes, { onejob });
   await app.register(attemptsRoutes, { onejob });
   await app.register(inboxRoutes, { onejob });
+  await app.register(inboxEventsRoutes, { onejob });
   await app.register(ledgerRoutes, { onejob });
   await app.register(outboxRoutes, { onejob });
   await app.register(providersRoutes, { onejob });

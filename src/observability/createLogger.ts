@@ -6,14 +6,59 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 // pino flushes it on exit; a SIGKILL can lose the lines of the last write in flight.
 let stdout: DestinationStream | undefined;
 
-export function createLogger(level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  const options = {
+/** `destination` replaces stdout (tests read what is logged). */
+export function createLogger(
+  level = process.env.LOG_LEVEL ?? 'info',
+  destination?: DestinationStream,
+): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service: 'onejob' },
     // Tokens and signatures never reach the logs.
     redact: { paths: ['req.headers.authorization', 'req.headers["webhook-signature"]'], remove: true },
+    serializers: { err: serializeError, error: serializeError },
   };
+  if (destination) return pino(options, destination);
   if (level === 'silent') return pino(options);
   stdout ??= pino.destination({ dest: 1, sync: false });
   return pino(options, stdout);
+}
+
+export interface LoggedError {
+  type?: string;
+  message: string;
+  code?: string;
+  stack?: string;
+  cause?: LoggedError;
+}
+
+/**
+ * An error as its message, code and stack, never the whole object: library errors carry
+ * references (pg-pool puts the pg Client on a connection error, with its prepared
+ * statements and the backend's secret key) that would flood the log and leak secrets.
+ */
+export function serializeError(value: unknown, depth = 0): LoggedError | string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object') return String(value).slice(0, 1000);
+  const e = value as { name?: unknown; message?: unknown; code?: unknown; stack?: unknown; cause?: unknown };
+  const out: LoggedError = {
+    message: typeof e.message === 'string' ? e.message : summary(value),
+  };
+  if (value instanceof Error) out.type = value.name;
+  if (typeof e.code === 'string' || typeof e.code === 'number') out.code = String(e.code);
+  if (typeof e.stack === 'string') out.stack = e.stack;
+  if (e.cause !== undefined && depth < 3) {
+    const cause = serializeError(e.cause, depth + 1);
+    if (cause !== undefined) out.cause = typeof cause === 'string' ? { message: cause } : cause;
+  }
+  return out;
+}
+
+/** A plain object without a message (a provider's error body): its JSON, cut short. */
+function summary(value: object): string {
+  try {
+    return (JSON.stringify(value) ?? '').slice(0, 500);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
 }

@@ -35,8 +35,15 @@ export interface RunningService {
   embedded: EmbeddedDatabase | undefined;
   /** The generated development token, when one was used. */
   devToken: string | undefined;
-  stop(): Promise<void>;
+  /**
+   * Stops in order: no new requests or claims, in-flight work drains, the pools close,
+   * and only then the embedded PostgreSQL stops. `progress` gets one line per phase.
+   */
+  stop(progress?: (line: string) => void): Promise<void>;
 }
+
+/** Requests still open this long after shutdown began (long-polls) are cut. */
+const HTTP_DRAIN_MS = 5_000;
 
 export class StartupError extends Error {
   override name = 'StartupError';
@@ -97,7 +104,14 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       const address = await app.listen({ port, host });
       url = address.replace('[::1]', 'localhost');
       const started = app;
-      stops.push(() => started.close());
+      stops.push(async () => {
+        const cut = setTimeout(() => started.server.closeAllConnections(), HTTP_DRAIN_MS);
+        try {
+          await started.close();
+        } finally {
+          clearTimeout(cut);
+        }
+      });
     }
     const background = roles.filter((role): role is BackgroundRole => role !== 'api');
     if (background.length > 0) {
@@ -119,11 +133,18 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     connectionString,
     embedded,
     devToken: token,
-    stop: () => {
+    stop: (progress = () => {}) => {
       stopping ??= (async () => {
-        for (const stop of stops.reverse()) await stop();
+        const began = Date.now();
+        // The HTTP listener and the worker's claims stop together; each then drains what it holds.
+        await Promise.all(stops.map((stop) => stop()));
+        progress(`drained in ${Date.now() - began} ms; closing database pools`);
         await onejob.close();
-        await embedded?.stop();
+        if (embedded?.startedHere) {
+          progress('pools closed; stopping embedded PostgreSQL');
+          await embedded.stop({ waitForSessionsMs: 5_000 });
+        }
+        progress('stopped');
       })();
       return stopping;
     },

@@ -23,6 +23,8 @@ export function spawnOnejob(
   args: string[],
   env: Record<string, string | undefined> = {},
   cwd = ROOT,
+  /** `detached`: a process group of its own, as a terminal gives a foreground command. */
+  options: { detached?: boolean } = {},
 ): SpawnedOnejob {
   const merged: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...process.env, LOG_LEVEL: 'info', ...env }))
@@ -31,6 +33,7 @@ export function spawnOnejob(
     cwd,
     env: merged,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   });
   let out = '';
   const listeners = new Set<() => void>();

@@ -1,21 +1,19 @@
 import { Command } from 'commander';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { inboxCommand } from '../../src/cli/commands/inboxCommand.js';
 import { ledgerCommand } from '../../src/cli/commands/ledgerCommand.js';
 import { createTransfer } from '../../src/ledger/createTransfer.js';
 import { reverseTransfer } from '../../src/ledger/reverseTransfer.js';
-import { spawnOnejob } from '../helpers/spawnOnejob.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
+import { runCli } from '../cli/runCli.js';
+import { OWNER_A, OWNER_B, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
-let db: TestDatabase;
-let pool: pg.Pool;
+let t: TestApp;
 let beforeReversal: string;
 beforeAll(async () => {
-  db = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  t = await startTestApp();
+  const pool = t.onejob.pool;
   const { transfer } = await createTransfer(pool, {
-    ownerId: 'cli',
+    ownerId: OWNER_A.owner,
     id: 'c-1',
     debitAccount: 'wallet',
     creditAccount: 'shop',
@@ -23,27 +21,25 @@ beforeAll(async () => {
     currency: 'USD',
   });
   beforeReversal = transfer.recordedAt;
-  await reverseTransfer(pool, { ownerId: 'cli', transferId: 'c-1', id: 'c-1-rev', reason: 'returned' });
+  await reverseTransfer(pool, {
+    ownerId: OWNER_A.owner,
+    transferId: 'c-1',
+    id: 'c-1-rev',
+    reason: 'returned',
+  });
   await pool.query(`INSERT INTO onejob.inbox_events (source, event_id, owner_id, job_id, response_status, response_body, payload_digest, deliveries)
-    VALUES ('payments', 'evt_cli', 'acme', '0190a0b0-0000-7000-8000-000000000009', 202, '{"jobId":"0190a0b0-0000-7000-8000-000000000009"}', 'x', 3)`);
+    VALUES ('payments', 'evt_cli', '${OWNER_A.owner}', '0190a0b0-0000-7000-8000-000000000009', 202, '{"jobId":"0190a0b0-0000-7000-8000-000000000009"}', 'x', 3),
+           ('payments', 'evt_other', '${OWNER_B.owner}', '0190a0b0-0000-7000-8000-00000000000a', 202, '{"jobId":"0190a0b0-0000-7000-8000-00000000000a"}', 'y', 1)`);
 });
-afterAll(async () => {
-  await pool?.end();
-  await db?.drop();
-});
+afterAll(async () => t?.close());
 
-/** The real `onejob` binary from source: proves the commands are registered. */
-async function spawned(args: string[]): Promise<string> {
-  const p = spawnOnejob(args, { DATABASE_URL: db.url, LOG_LEVEL: 'warn' });
-  const code = await p.exited;
-  expect(code, p.output()).toBe(0);
-  return p.output();
-}
+const env = () => ({ ONEJOB_URL: t.url, ONEJOB_TOKEN: OWNER_A.token });
 
-/** The same commands in-process (a child per command costs seconds). */
+/** The same commands in-process, against the server (a child per command costs seconds). */
 async function run(args: string[]): Promise<string> {
-  const previous = process.env.DATABASE_URL;
-  process.env.DATABASE_URL = db.url;
+  const saved = { url: process.env.ONEJOB_URL, token: process.env.ONEJOB_TOKEN };
+  process.env.ONEJOB_URL = t.url;
+  process.env.ONEJOB_TOKEN = OWNER_A.token;
   let out = '';
   const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
     out += chunk.toString();
@@ -56,24 +52,40 @@ async function run(args: string[]): Promise<string> {
     await program.parseAsync(args, { from: 'user' });
   } finally {
     write.mockRestore();
-    if (previous === undefined) delete process.env.DATABASE_URL;
-    else process.env.DATABASE_URL = previous;
+    for (const [key, value] of [
+      ['ONEJOB_URL', saved.url],
+      ['ONEJOB_TOKEN', saved.token],
+    ] as const) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
   }
   return out;
 }
 
-describe('ledger and inbox commands', () => {
-  it('onejob ledger balance reads the balance now and as of an earlier instant', async () => {
-    const now = JSON.parse(await spawned(['ledger', 'balance', 'shop', '--owner', 'cli', '--json']));
-    expect(now).toMatchObject({ account: 'shop', currency: 'USD', balance: 0, debits: 250, credits: 250 });
-    const then = JSON.parse(
-      await run(['ledger', 'balance', 'shop', '--owner', 'cli', '--as-of', beforeReversal, '--json']),
-    );
-    expect(then).toMatchObject({ balance: 250, asOf: beforeReversal });
+describe('ledger and inbox commands, through the HTTP API', { timeout: 120_000 }, () => {
+  it("onejob ledger balance reads the token owner's balance now and as of an earlier instant", async () => {
+    const spawned = await runCli(['ledger', 'balance', 'shop', '--json'], env());
+    expect(spawned.code, spawned.stderr).toBe(0);
+    expect(JSON.parse(spawned.stdout)).toMatchObject({
+      account: 'shop',
+      currency: 'USD',
+      balance: 0,
+      debits: 250,
+      credits: 250,
+    });
+    const then = JSON.parse(await run(['ledger', 'balance', 'shop', '--as-of', beforeReversal, '--json']));
+    expect(then).toMatchObject({ balance: 250 });
+    const other = await runCli(['ledger', 'balance', 'shop'], {
+      ONEJOB_URL: t.url,
+      ONEJOB_TOKEN: OWNER_B.token,
+    });
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/\(404\)/);
   });
 
-  it('onejob ledger entries lists the original and its reversal; inbox list shows the delivery count', async () => {
-    const text = await run(['ledger', 'entries', 'wallet', '--owner', 'cli']);
+  it("onejob ledger entries lists the original and its reversal; inbox list shows the owner's events with their delivery count", async () => {
+    const text = await run(['ledger', 'entries', 'wallet']);
     expect(text).toMatch(/c-1 .*debit .*-250 .*shop .*reversed by c-1-rev/);
     expect(text).toMatch(/c-1-rev .*credit .*250 .*shop .*reverses c-1 .*returned/);
     const events = JSON.parse(await run(['inbox', 'list', '--json']));

@@ -1,21 +1,23 @@
 import type { Command } from 'commander';
 import { defaultConfig } from '../../config/defaultConfig.js';
 import { createOnejob } from '../../createOnejob.js';
-import { startEmbedded } from '../../db/startEmbedded.js';
 import { createLogger } from '../../observability/createLogger.js';
+import { commandDatabase } from '../commandDatabase.js';
 import { parseTimeOrAgo } from '../parseTime.js';
 
 export function archiveCommand(program: Command) {
   program
     .command('archive')
-    .description('move finished jobs out of the hot tables, keeping a tombstone per idempotency key')
+    .description(
+      'move finished jobs out of the hot tables, keeping a tombstone per idempotency key (DATABASE_URL, else ./.onejob)',
+    )
     .requiredOption('--finished-before <time>', 'ISO time, or a duration before now such as 30d')
     .option('--batch-size <n>', 'jobs per transaction', '500')
     .action(async (opts: { finishedBefore: string; batchSize: string }) => {
       const before = parseTimeOrAgo(opts.finishedBefore);
-      const embedded = process.env.DATABASE_URL ? undefined : await startEmbedded('.onejob');
+      const db = await commandDatabase();
       const onejob = createOnejob({
-        connectionString: process.env.DATABASE_URL ?? embedded!.connectionString,
+        connectionString: db.connectionString,
         config: defaultConfig,
         logger: createLogger('warn'),
       });
@@ -24,7 +26,7 @@ export function archiveCommand(program: Command) {
         process.stdout.write(`archived ${archived} jobs finished before ${before.toISOString()}\n`);
       } finally {
         await onejob.close();
-        await embedded?.stop();
+        await db.close();
       }
     });
 }

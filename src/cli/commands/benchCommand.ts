@@ -26,6 +26,7 @@ export function benchCommand(program: Command) {
       }
       const child = spawn(process.execPath, ['--import', 'tsx', RUN, ...args], {
         cwd: ROOT,
+        env: { ...process.env, ONEJOB_BENCH_COMMAND: 'onejob bench' },
         stdio: 'inherit',
       });
       child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

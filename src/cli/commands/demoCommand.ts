@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { demoClosing } from '../../demo/demoClosing.js';
 import { demoConfig } from '../../demo/demoConfig.js';
 import { demoPrinter } from '../../demo/demoPrinter.js';
 import { runDemo } from '../../demo/runDemo.js';
@@ -24,15 +25,13 @@ export function demoCommand(program: Command) {
       const config = clientConfig();
       const client = cliClient(config);
       process.stdout.write(`onejob demo against ${config.url} (dashboard: ${config.url}/)\n`);
-      await runDemo({
+      const outcomes = await runDemo({
         client,
         baseUrl: config.url,
         token: config.token ?? '',
         print: demoPrinter(config.url),
         env: process.env,
       });
-      process.stdout.write(
-        `\nEvery scene: one job per intent, one winner, one effect. Open ${config.url}/ to see the timelines.\n`,
-      );
+      process.stdout.write(`\n${demoClosing(outcomes, config.url)}`);
     });
 }

@@ -1,7 +1,18 @@
+// `onejob inbox list`: the token owner's recorded webhooks, read through the HTTP API.
 import type { Command } from 'commander';
-import { listInboxEvents } from '../../inbox/listInboxEvents.js';
+import { cliClient } from '../clientConfig.js';
 import { formatTable, printJson } from '../formatTable.js';
-import { withDatabase } from './ledgerDatabase.js';
+
+interface InboxEvent {
+  source: string;
+  eventId: string;
+  jobId: string | null;
+  responseStatus: number | null;
+  deliveries: number;
+  differingPayloads: number;
+  firstReceivedAt: string;
+  lastReceivedAt: string;
+}
 
 export function inboxCommand(program: Command) {
   const inbox = program
@@ -9,27 +20,26 @@ export function inboxCommand(program: Command) {
     .description('signed webhooks received (one row per event, however often delivered)');
   inbox
     .command('list')
-    .description('recorded webhook events, newest first, with their job and delivery count')
+    .description("the token owner's recorded webhook events, newest first, with their job and delivery count")
     .option('--source <name>', 'only this source')
-    .option('--limit <n>', 'events to show', '50')
+    .option('--limit <n>', 'events to show (1 to 500)', '50')
     .option('--json', 'print JSON instead of text')
     .action(async (opts: { source?: string; limit: string; json?: boolean }) => {
-      const events = await withDatabase((pool) =>
-        listInboxEvents(pool, { source: opts.source ?? null, limit: Number(opts.limit) }),
-      );
-      if (opts.json) return printJson(events);
-      const rows = events.map((e) => [
+      const { items } = await cliClient().request<{ items: InboxEvent[] }>('GET', '/v1/inbox-events', {
+        query: { source: opts.source, limit: opts.limit },
+      });
+      if (opts.json) return printJson(items);
+      const rows = items.map((e) => [
         e.firstReceivedAt,
         e.source,
         e.eventId,
-        e.ownerId,
         e.jobId,
         e.deliveries,
         e.differingPayloads,
         e.lastReceivedAt,
       ]);
       process.stdout.write(
-        `${formatTable(['first received', 'source', 'event id', 'owner', 'job', 'deliveries', 'differing bodies', 'last received'], rows)}\n`,
+        `${formatTable(['first received', 'source', 'event id', 'job', 'deliveries', 'differing bodies', 'last received'], rows)}\n`,
       );
     });
 }

@@ -1,27 +1,32 @@
+// `onejob ledger balance|entries`: the token owner's ledger, read through the HTTP API.
 import type { Command } from 'commander';
-import { getBalance } from '../../ledger/getBalance.js';
-import { listEntries } from '../../ledger/listEntries.js';
+import type { Balance } from '../../ledger/getBalance.js';
+import type { EntryPage } from '../../ledger/listEntries.js';
+import { cliClient } from '../clientConfig.js';
 import { formatTable, printJson } from '../formatTable.js';
 import { parseTimeOrAgo } from '../parseTime.js';
-import { withDatabase } from './ledgerDatabase.js';
 
 interface LedgerOptions {
-  owner: string;
   asOf?: string;
   json?: boolean;
 }
 
 // An ISO time goes through as text, keeping microseconds (recordedAt values have them).
 const asOfOf = (opts: LedgerOptions) =>
-  !opts.asOf ? undefined : /^\d{4}-\d{2}-\d{2}T/.test(opts.asOf) ? opts.asOf : parseTimeOrAgo(opts.asOf);
+  !opts.asOf
+    ? undefined
+    : /^\d{4}-\d{2}-\d{2}T/.test(opts.asOf)
+      ? opts.asOf
+      : parseTimeOrAgo(opts.asOf).toISOString();
+
+const accountPath = (account: string) => `/v1/ledger/accounts/${encodeURIComponent(account)}`;
 
 export function ledgerCommand(program: Command) {
   const ledger = program
     .command('ledger')
-    .description('read the append-only ledger (balances and entries, as of any instant)');
+    .description("read the token owner's append-only ledger (balances and entries, as of any instant)");
   const common = (c: Command) =>
     c
-      .option('--owner <id>', 'owner of the account (the owner an API token maps to)', 'dev')
       .option(
         '--as-of <time>',
         'ISO time, or a duration before now such as 2h: only transfers recorded by then count',
@@ -30,7 +35,9 @@ export function ledgerCommand(program: Command) {
 
   common(ledger.command('balance <account>').description('balance of an account: credits - debits')).action(
     async (account: string, opts: LedgerOptions) => {
-      const balance = await withDatabase((pool) => getBalance(pool, opts.owner, account, asOfOf(opts)));
+      const balance = await cliClient().request<Balance>('GET', accountPath(account), {
+        query: { asOf: asOfOf(opts) },
+      });
       if (opts.json) return printJson(balance);
       process.stdout.write(
         `${formatTable(
@@ -57,9 +64,9 @@ export function ledgerCommand(program: Command) {
   )
     .option('--limit <n>', 'entries to show', '100')
     .action(async (account: string, opts: LedgerOptions & { limit: string }) => {
-      const page = await withDatabase((pool) =>
-        listEntries(pool, opts.owner, account, { asOf: asOfOf(opts), limit: Number(opts.limit) }),
-      );
+      const page = await cliClient().request<EntryPage>('GET', `${accountPath(account)}/entries`, {
+        query: { asOf: asOfOf(opts), limit: opts.limit },
+      });
       if (opts.json) return printJson(page);
       const rows = page.items.map((e) => [
         e.recordedAt,

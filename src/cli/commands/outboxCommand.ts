@@ -1,26 +1,45 @@
+// `onejob outbox backlog|dead-letters|replay`: the operator's view of the outbox, through
+// the server's operator routes (ONEJOB_ADMIN_TOKEN).
 import type { Command } from 'commander';
-import { listDeadLetters, replayDeadLetter } from '../../outbox/deadLetters.js';
-import { outboxBacklog } from '../../outbox/outboxBacklog.js';
-import { withDatabase } from './ledgerDatabase.js';
+import { cliClient } from '../clientConfig.js';
 
 const print = (text: string) => void process.stdout.write(`${text}\n`);
 
-/** `onejob outbox backlog|dead-letters|replay`: the operator's view of the outbox, straight from the database. */
+interface Backlog {
+  publishers: { publisher: string; kind: string; pending: number; dead: number; oldestAgeSeconds: number }[];
+}
+
+interface DeadLetterPage {
+  items: {
+    eventId: string;
+    publisher: string;
+    type: string;
+    subject: string;
+    attempts: number;
+    lastError: string | null;
+    deadAt: string;
+  }[];
+  nextCursor: string | null;
+}
+
 export function outboxCommand(program: Command) {
   const outbox = program
     .command('outbox')
-    .description('outbox backlog and dead letters (reads DATABASE_URL, else ./.onejob)');
+    .description('outbox backlog and dead letters of a running server (needs ONEJOB_ADMIN_TOKEN)');
 
   outbox
     .command('backlog')
     .description('pending and dead deliveries per publisher')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
-      const backlog = await withDatabase((pool) => outboxBacklog(pool));
-      if (opts.json) return print(JSON.stringify(backlog, null, 2));
-      if (backlog.length === 0) return print('no publisher has run yet');
+      const { publishers } = await cliClient(undefined, 'admin').request<Backlog>(
+        'GET',
+        '/v1/outbox/backlog',
+      );
+      if (opts.json) return print(JSON.stringify(publishers, null, 2));
+      if (publishers.length === 0) return print('no publisher has run yet');
       print('PUBLISHER            KIND      PENDING   DEAD  OLDEST PENDING');
-      for (const b of backlog) {
+      for (const b of publishers) {
         print(
           `${b.publisher.padEnd(20)} ${b.kind.padEnd(9)} ${String(b.pending).padStart(7)} ${String(b.dead).padStart(6)}  ${b.pending ? `${b.oldestAgeSeconds.toFixed(1)} s` : '-'}`,
         );
@@ -35,8 +54,12 @@ export function outboxCommand(program: Command) {
     .option('--cursor <cursor>', 'next page, from a previous --json output')
     .option('--json', 'print JSON (with nextCursor)')
     .action(async (opts: { publisher?: string; limit: string; cursor?: string; json?: boolean }) => {
-      const page = await withDatabase((pool) =>
-        listDeadLetters(pool, { publisher: opts.publisher, limit: Number(opts.limit), cursor: opts.cursor }),
+      const page = await cliClient(undefined, 'admin').request<DeadLetterPage>(
+        'GET',
+        '/v1/outbox/dead-letters',
+        {
+          query: { publisher: opts.publisher, limit: opts.limit, cursor: opts.cursor },
+        },
       );
       if (opts.json) return print(JSON.stringify(page, null, 2));
       if (page.items.length === 0) return print('no dead letters');
@@ -54,7 +77,11 @@ export function outboxCommand(program: Command) {
     .description('send a dead letter back to the relay, with the same event id')
     .option('--publisher <name>', 'only for this publisher (default: every publisher it is dead for)')
     .action(async (eventId: string, opts: { publisher?: string }) => {
-      const replayed = await withDatabase((pool) => replayDeadLetter(pool, eventId, opts.publisher));
+      const { replayed } = await cliClient(undefined, 'admin').request<{
+        replayed: { eventId: string; publisher: string }[];
+      }>('POST', `/v1/outbox/dead-letters/${encodeURIComponent(eventId)}/replay`, {
+        body: opts.publisher ? { publisher: opts.publisher } : {},
+      });
       for (const r of replayed) print(`replaying ${r.eventId} to ${r.publisher}`);
     });
 }

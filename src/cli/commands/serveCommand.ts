@@ -14,6 +14,8 @@ function parseRoles(value: string): Role[] {
   return roles as Role[];
 }
 
+const FORCE_EXIT_MS = 15_000;
+
 export function serveCommand(program: Command) {
   program
     .command('serve')
@@ -58,19 +60,29 @@ export function serveCommand(program: Command) {
       }
       process.stdout.write(lines.join('\n') + '\n');
 
+      // The embedded PostgreSQL runs in a process group of its own, so a terminal's Ctrl-C
+      // reaches only this process, which stops it last. One line per phase on stderr.
+      const say = (line: string) => process.stderr.write(`onejob: ${line}\n`);
+      let stopping = false;
       const shutdown = (signal: string) => {
-        process.stderr.write(`onejob: ${signal}, shutting down\n`);
-        const force = setTimeout(() => process.exit(1), 15_000);
+        if (stopping)
+          return say(`${signal} again: still stopping (forced exit after ${FORCE_EXIT_MS / 1000} s)`);
+        stopping = true;
+        say(`${signal}: taking no new requests or claims; draining in-flight requests and attempts`);
+        const force = setTimeout(() => {
+          say(`not stopped after ${FORCE_EXIT_MS / 1000} s; exiting`);
+          process.exit(1);
+        }, FORCE_EXIT_MS);
         force.unref();
-        service.stop().then(
+        service.stop(say).then(
           () => process.exit(0),
-          (error) => {
-            process.stderr.write(`onejob: shutdown failed: ${String(error)}\n`);
+          (error: unknown) => {
+            say(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
             process.exit(1);
           },
         );
       };
-      process.once('SIGINT', () => shutdown('SIGINT'));
-      process.once('SIGTERM', () => shutdown('SIGTERM'));
+      process.on('SIGINT', () => shutdown('SIGINT'));
+      process.on('SIGTERM', () => shutdown('SIGTERM'));
     });
 }
