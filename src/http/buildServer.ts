@@ -13,6 +13,7 @@ import { healthRoutes } from './routes/healthRoutes.js';
 import { inboxRoutes } from './routes/inboxRoutes.js';
 import { jobEventsRoutes } from './routes/jobEventsRoutes.js';
 import { jobsRoutes } from './routes/jobsRoutes.js';
+import { ledgerAccountsRoutes } from './routes/ledgerAccountsRoutes.js';
 import { ledgerRoutes } from './routes/ledgerRoutes.js';
 import { outboxRoutes } from './routes/outboxRoutes.js';
 import { providersRoutes } from './routes/providersRoutes.js';
@@ -159,6 +160,7 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   await app.register(attemptsRoutes, { onejob });
   await app.register(inboxRoutes, { onejob });
   await app.register(ledgerRoutes, { onejob });
+  await app.register(ledgerAccountsRoutes, { onejob });
   await app.register(outboxRoutes, { onejob });
   await app.register(providersRoutes, { onejob });
   await app.register(jobEventsRoutes, { onejob });
