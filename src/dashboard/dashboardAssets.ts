@@ -14,6 +14,7 @@ const TYPES: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
   'timeline.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
 };
 
 function assetsDir(): string {

@@ -108,6 +108,7 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
     const path = request.url.split('?')[0] ?? '';
     if (
       path === '/' ||
+      path === '/favicon.ico' ||
       PUBLIC_PREFIXES.some((p) => path === p || path.startsWith(p)) ||
       path.startsWith('/ui/')
     )
