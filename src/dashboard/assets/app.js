@@ -320,13 +320,15 @@ function verifyAction(provider, operation, refresh) {
     fields: [h('input', { type: 'hidden', name: 'operation', value: operation })],
     done: async (report) => {
       await refresh();
-      main.prepend(
-        h(
-          'p',
-          { class: report.passed ? 'note ok' : 'error', role: 'status', 'data-testid': 'verify-summary' },
-          `${provider} for ${operation}: ${report.status}. ${report.summary ?? ''}`,
-        ),
-      );
+      main
+        .querySelector('h2')
+        ?.after(
+          h(
+            'p',
+            { class: report.passed ? 'note ok' : 'error', role: 'status', 'data-testid': 'verify-summary' },
+            report.summary ?? `${provider} for ${operation}: ${report.status}`,
+          ),
+        );
     },
   });
 }
