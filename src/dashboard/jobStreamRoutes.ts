@@ -55,7 +55,8 @@ export async function jobStreamRoutes(app: FastifyInstance, { onejob }: { onejob
       const stop = new AbortController();
       open.add(stop);
       const end = setTimeout(() => stop.abort(), STREAM_MS);
-      request.raw.on('close', () => stop.abort());
+      // The client went away (the response closes before we end it).
+      reply.raw.on('close', () => stop.abort());
       reply.hijack();
       const out = reply.raw;
       out.writeHead(200, {

@@ -284,6 +284,31 @@ describe('live updates and layout', () => {
     await page.close();
   });
 
+  it('with auto-refresh on, the jobs list shows a new job without a reload', async () => {
+    await createJob(t, `refresh-first-${Date.now()}`, 'payout', { amount: 2 });
+    const { page, errors } = await openDashboard('#/jobs');
+    const rows = page.locator('#job-results tbody tr');
+    await rows.first().waitFor();
+    const before = await rows.count();
+    await page.evaluate(() => {
+      (window as unknown as { marker: string }).marker = 'same page';
+    });
+    await page.getByLabel(/Auto-refresh/).check();
+    const job = await createJob(t, `refresh-${Date.now()}`, 'payout', { amount: 3 });
+    await expect
+      .poll(() => page.locator(`#job-results a[href="#/jobs/${job.id}"]`).count(), { timeout: 15_000 })
+      .toBe(1);
+    expect(await rows.count()).toBe(before + 1);
+    expect(await page.getByTestId('refreshed-at').textContent()).toMatch(/^updated /);
+    expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe('same page');
+    // The choice is remembered in the tab.
+    expect(await page.evaluate(() => sessionStorage.getItem('onejob.autoRefresh'))).toBe('1');
+    await page.getByLabel(/Auto-refresh/).uncheck();
+    expect(await page.evaluate(() => sessionStorage.getItem('onejob.autoRefresh'))).toBeNull();
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('a long unknown wait is drawn shortened, so a one-second attempt keeps a visible bar', async () => {
     const { page } = await openDashboard('#/jobs');
     // A string, so the test runner's module transform leaves the page's import() alone.
