@@ -272,6 +272,10 @@ describe('live updates and layout', () => {
     await page.evaluate(() => {
       (window as unknown as { marker: string }).marker = 'same page';
     });
+    // While nothing changes, the timeline still grows: its axis runs to "now".
+    const axisEnd = () => page.locator('[data-testid="attempt-timeline"] text.tick').last().textContent();
+    const firstEnd = await axisEnd();
+    await expect.poll(axisEnd).not.toBe(firstEnd);
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-live-running.png'), fullPage: true });
 
     gateFor('live-1').open();

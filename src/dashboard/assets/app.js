@@ -553,18 +553,27 @@ async function jobView(id) {
     return show(`Job ${short(id)}`, failure(error, 'The job'));
   }
   if (signal.aborted) return;
+  let current = data;
   let shown = jobFingerprint(data.job);
   const refresh = async () => {
     const next = await loadJob(id);
     if (signal.aborted) return;
+    current = next;
     shown = jobFingerprint(next.job);
     renderJob(next, refresh, !FINAL_STATES.includes(next.job.state));
   };
   renderJob(data, refresh, !FINAL_STATES.includes(data.job.state), true);
-  if (!FINAL_STATES.includes(data.job.state))
-    followJob(id, signal, async (job) => {
-      if (jobFingerprint(job) !== shown) await refresh();
-    });
+  if (FINAL_STATES.includes(data.job.state)) return;
+  // Between changes, a running attempt's bar (and an unknown span) still grows to "now".
+  const grow = setInterval(() => {
+    const drawn = main.querySelector('[data-testid="attempt-timeline"]');
+    if (FINAL_STATES.includes(current.job.state) || !drawn) return;
+    drawn.replaceWith(drawTimeline(current.job, Array.isArray(current.events) ? current.events : []));
+  }, 1_000);
+  signal.addEventListener('abort', () => clearInterval(grow));
+  followJob(id, signal, async (job) => {
+    if (jobFingerprint(job) !== shown) await refresh();
+  });
 }
 
 // What the page draws: a change in any of these redraws it.
