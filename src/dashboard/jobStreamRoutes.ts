@@ -64,6 +64,8 @@ export async function jobStreamRoutes(app: FastifyInstance, { onejob }: { onejob
         'cache-control': 'no-cache',
         'x-accel-buffering': 'no',
         'x-content-type-options': 'nosniff',
+        // One stream per connection: when it ends, so does the socket, and close() need not wait for it.
+        connection: 'close',
       });
       const send = (j: JobView) => out.write(`event: job\ndata: ${JSON.stringify(j)}\n\n`);
       let last = fingerprint(job);

@@ -105,4 +105,23 @@ describe('dashboard routes', () => {
     expect((await nextJob())?.state).toBe('cancelled');
     expect(await nextJob()).toBeNull();
   });
+
+  it('closing the server ends the job streams still open, so shutdown never waits on a watching page', async () => {
+    const other = await startTestApp({ db: t.db });
+    try {
+      const job = (await (
+        await postJob(other, 'stream-open', { operation: 'charge', input: { amount: 1 } })
+      ).json()) as { id: string };
+      const stream = await other.request(`/v1/dashboard/jobs/${job.id}/stream`);
+      const reader = stream.body!.getReader();
+      expect((await reader.read()).done).toBe(false);
+      // The job never settles: only the server's close can end this stream.
+      await other.app.close();
+      let done = false;
+      while (!done) done = (await reader.read()).done;
+      expect(done).toBe(true);
+    } finally {
+      await other.onejob.close();
+    }
+  });
 });
