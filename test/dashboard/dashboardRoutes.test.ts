@@ -15,7 +15,15 @@ describe('dashboard routes', () => {
     expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
     const html = await page.text();
     expect(html).toContain('<script type="module" src="/ui/app.js">');
-    for (const asset of ['/ui/app.js', '/ui/timeline.js', '/ui/style.css', '/ui/favicon.svg']) {
+    for (const asset of [
+      '/ui/app.js',
+      '/ui/api.js',
+      '/ui/dom.js',
+      '/ui/actions.js',
+      '/ui/timeline.js',
+      '/ui/style.css',
+      '/ui/favicon.svg',
+    ]) {
       const r = await t.request(asset, { token: null });
       expect(r.status, asset).toBe(200);
     }
