@@ -357,6 +357,15 @@ describe('live updates and layout', () => {
     expect(layout.idHeight).toBeLessThan(layout.lineHeight * 1.5);
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-390px-jobs.png'), fullPage: true });
 
+    // A job page: facts, timeline, tables and JSON all stay inside the screen's width.
+    const firstJob = await page.locator('#job-results tbody a.mono').first().getAttribute('href');
+    await page.evaluate((h) => {
+      location.hash = h;
+    }, firstJob!);
+    await page.getByTestId('attempt-timeline').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-390px-job.png'), fullPage: true });
+
     // The ledger lists the owner's accounts with their balances, without typing a name.
     await page.evaluate(() => {
       location.hash = '#/ledger';

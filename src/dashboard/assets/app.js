@@ -407,7 +407,8 @@ function renderJob({ job, events, deliveries }, refresh, live, announce = false)
     actions,
     h('h3', {}, 'Attempts'),
     legend(),
-    drawTimeline(job, eventList),
+    // On a narrow screen the timeline keeps a readable size and scrolls in its box.
+    h('div', { class: 'scroll' }, drawTimeline(job, eventList)),
     table(
       'Attempts',
       ['N', 'Provider', 'State', 'Origin', 'Started', 'Finished', 'Took', 'Error', 'Action'],
