@@ -284,6 +284,11 @@ async function followJob(id, signal, onJob) {
         headers: { accept: 'text/event-stream', authorization: `Bearer ${bearer(false)}` },
         signal,
       });
+      // A refusal (the job is gone, the token no longer valid) will not change by retrying.
+      if (res.status >= 400 && res.status < 500) {
+        statusLine.textContent = `Live updates stopped: the server answered ${res.status}`;
+        return;
+      }
       if (!res.ok || !res.body) throw new Error(`stream answered ${res.status}`);
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = '';
