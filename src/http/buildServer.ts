@@ -28,8 +28,8 @@ export interface ServerOptions {
   dashboard?: boolean | undefined;
 }
 
-/** Routes that need no bearer token: probes, docs, and the inbox (signed by its sender). */
-const PUBLIC_PREFIXES = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/v1/inbox/'];
+/** Routes that need no bearer token: probes, docs, the inbox (signed by its sender), and the icon browsers ask for. */
+const PUBLIC_PREFIXES = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/v1/inbox/', '/favicon.ico'];
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -108,7 +108,6 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
     const path = request.url.split('?')[0] ?? '';
     if (
       path === '/' ||
-      path === '/favicon.ico' ||
       PUBLIC_PREFIXES.some((p) => path === p || path.startsWith(p)) ||
       path.startsWith('/ui/')
     )
