@@ -12,8 +12,12 @@ export interface Asset {
 const TYPES: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
+  'api.js': 'text/javascript; charset=utf-8',
+  'dom.js': 'text/javascript; charset=utf-8',
+  'actions.js': 'text/javascript; charset=utf-8',
   'timeline.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
 };
 
 function assetsDir(): string {

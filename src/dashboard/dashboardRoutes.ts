@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Onejob } from '../createOnejob.js';
 import { loadDashboardAssets } from './dashboardAssets.js';
 import { dashboardDataRoutes } from './dashboardDataRoutes.js';
+import { jobStreamRoutes } from './jobStreamRoutes.js';
 
 // The page holds no data and no secret: it asks for the token and calls the JSON API with
-// it. `/` and `/ui/*` need no bearer token for that reason.
+// it. `/`, `/ui/*` and `/favicon.ico` need no bearer token for that reason.
 const SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
@@ -36,5 +37,12 @@ export async function dashboardRoutes(app: FastifyInstance, { onejob }: { onejob
     return reply.headers(SECURITY_HEADERS).type(asset.type).send(asset.body);
   });
 
+  // Browsers ask for /favicon.ico on their own; it is the same icon the page links to.
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) => {
+    const icon = send('favicon.svg');
+    return reply.headers(SECURITY_HEADERS).type(icon.type).send(icon.body);
+  });
+
   await app.register(dashboardDataRoutes, { onejob });
+  await app.register(jobStreamRoutes, { onejob });
 }

@@ -15,6 +15,7 @@ import { inboxEventsRoutes } from './routes/inboxEventsRoutes.js';
 import { inboxRoutes } from './routes/inboxRoutes.js';
 import { jobEventsRoutes } from './routes/jobEventsRoutes.js';
 import { jobsRoutes } from './routes/jobsRoutes.js';
+import { ledgerAccountsRoutes } from './routes/ledgerAccountsRoutes.js';
 import { ledgerRoutes } from './routes/ledgerRoutes.js';
 import { outboxRoutes } from './routes/outboxRoutes.js';
 import { providersRoutes } from './routes/providersRoutes.js';
@@ -29,8 +30,8 @@ export interface ServerOptions {
   dashboard?: boolean | undefined;
 }
 
-/** Routes that need no bearer token: probes, docs, and the inbox (signed by its sender). */
-const PUBLIC_PREFIXES = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/v1/inbox/'];
+/** Routes that need no bearer token: probes, docs, the inbox (signed by its sender), and the icon browsers ask for. */
+const PUBLIC_PREFIXES = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/v1/inbox/', '/favicon.ico'];
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -177,6 +178,7 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   await app.register(inboxRoutes, { onejob });
   await app.register(inboxEventsRoutes, { onejob });
   await app.register(ledgerRoutes, { onejob });
+  await app.register(ledgerAccountsRoutes, { onejob });
   await app.register(outboxRoutes, { onejob });
   await app.register(providersRoutes, { onejob });
   await app.register(jobEventsRoutes, { onejob });

@@ -6,6 +6,7 @@ import type { TransferRequest } from '../ledger/checkTransferRequest.js';
 import { type CreateTransferResult, createTransfer } from '../ledger/createTransfer.js';
 import { type Balance, getBalance } from '../ledger/getBalance.js';
 import { getTransfer } from '../ledger/getTransfer.js';
+import { type AccountPage, type ListAccountsQuery, listAccounts } from '../ledger/listAccounts.js';
 import { type EntryPage, type ListEntriesQuery, listEntries } from '../ledger/listEntries.js';
 import {
   type ReverseTransferRequest,
@@ -38,6 +39,8 @@ export interface LedgerHandle {
   getTransfer(req: GetTransferRequest, options?: TxOption): Promise<TransferView>;
   /** An account's balance as recorded at or before `asOf` (default now). */
   getBalance(req: AccountRequest, options?: TxOption): Promise<Balance>;
+  /** The owner's accounts with their balances as recorded at or before `asOf`, by name, one page at a time. */
+  listAccounts(req: { ownerId: string } & ListAccountsQuery, options?: TxOption): Promise<AccountPage>;
   /** An account's entries, oldest first, one page at a time. */
   listEntries(req: AccountRequest & Omit<ListEntriesQuery, 'asOf'>, options?: TxOption): Promise<EntryPage>;
 }
@@ -48,6 +51,7 @@ export function createLedgerHandle(pool: Queryable): LedgerHandle {
     reverseTransfer: (req, o) => reverseTransfer(o?.tx ?? pool, req),
     getTransfer: ({ ownerId, id }, o) => getTransfer(o?.tx ?? pool, ownerId, id),
     getBalance: ({ ownerId, account, asOf }, o) => getBalance(o?.tx ?? pool, ownerId, account, asOf),
+    listAccounts: ({ ownerId, ...query }, o) => listAccounts(o?.tx ?? pool, ownerId, query),
     listEntries: ({ ownerId, account, ...query }, o) => listEntries(o?.tx ?? pool, ownerId, account, query),
   };
 }

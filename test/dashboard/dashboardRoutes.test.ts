@@ -15,7 +15,15 @@ describe('dashboard routes', () => {
     expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
     const html = await page.text();
     expect(html).toContain('<script type="module" src="/ui/app.js">');
-    for (const asset of ['/ui/app.js', '/ui/timeline.js', '/ui/style.css']) {
+    for (const asset of [
+      '/ui/app.js',
+      '/ui/api.js',
+      '/ui/dom.js',
+      '/ui/actions.js',
+      '/ui/timeline.js',
+      '/ui/style.css',
+      '/ui/favicon.svg',
+    ]) {
       const r = await t.request(asset, { token: null });
       expect(r.status, asset).toBe(200);
     }
@@ -61,5 +69,67 @@ describe('dashboard routes', () => {
       items: unknown[];
     };
     expect(b.items).toEqual([]);
+  });
+
+  it('/favicon.ico answers the icon without a token, so no page load logs a 401', async () => {
+    const icon = await t.request('/favicon.ico', { token: null });
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toMatch(/image\/svg\+xml/);
+    expect(await icon.text()).toContain('<svg');
+  });
+
+  it('the job stream sends the job at once and again when it settles, then ends; it is the owner’s only', async () => {
+    const job = (await (
+      await postJob(t, 'stream-1', { operation: 'charge', input: { amount: 1 } })
+    ).json()) as { id: string };
+    expect((await t.request(`/v1/dashboard/jobs/${job.id}/stream`, { token: OWNER_B.token })).status).toBe(
+      404,
+    );
+    expect((await t.request(`/v1/dashboard/jobs/${job.id}/stream`, { token: null })).status).toBe(401);
+
+    const stream = await t.request(`/v1/dashboard/jobs/${job.id}/stream`);
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    const nextJob = async (): Promise<{ state: string } | null> => {
+      for (;;) {
+        const end = buffer.indexOf('\n\n');
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = block.split('\n').find((l) => l.startsWith('data: '));
+          if (block.startsWith('event: job') && data) return JSON.parse(data.slice(6));
+          continue;
+        }
+        const { value, done } = await reader.read();
+        if (done) return null;
+        buffer += value;
+      }
+    };
+    expect((await nextJob())?.state).toBe('queued');
+    // Settled through the engine: the stream wakes, sends the cancelled job and ends.
+    await t.onejob.attempts.cancel('owner-a', job.id);
+    expect((await nextJob())?.state).toBe('cancelled');
+    expect(await nextJob()).toBeNull();
+  });
+
+  it('closing the server ends the job streams still open, so shutdown never waits on a watching page', async () => {
+    const other = await startTestApp({ db: t.db });
+    try {
+      const job = (await (
+        await postJob(other, 'stream-open', { operation: 'charge', input: { amount: 1 } })
+      ).json()) as { id: string };
+      const stream = await other.request(`/v1/dashboard/jobs/${job.id}/stream`);
+      const reader = stream.body!.getReader();
+      expect((await reader.read()).done).toBe(false);
+      // The job never settles: only the server's close can end this stream.
+      await other.app.close();
+      let done = false;
+      while (!done) done = (await reader.read()).done;
+      expect(done).toBe(true);
+    } finally {
+      await other.onejob.close();
+    }
   });
 });

@@ -1,109 +1,38 @@
 // The onejob dashboard: a hash-routed page that reads the JSON API with the token the
 // user typed. The token lives in sessionStorage (gone when the tab closes), never in a URL.
+import {
+  abandonAction,
+  actionButton,
+  cancelAction,
+  replayAction,
+  startAttemptAction,
+  verifyAction,
+} from './actions.js';
+import { ADMIN, api, bearer, failure, onUnauthorized, TOKEN } from './api.js';
+import { badge, duration, FINAL_STATES, h, json, short, table, time, timeMs } from './dom.js';
 import { drawTimeline } from './timeline.js';
 
-const TOKEN = 'onejob.token';
-const ADMIN = 'onejob.adminToken';
 const main = document.getElementById('main');
 const statusLine = document.getElementById('status');
 
-// ---------- small DOM helpers (text only: data never becomes HTML) ----------
-function h(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
-    else if (v === true) node.setAttribute(k, '');
-    else node.setAttribute(k, String(v));
-  }
-  for (const c of children.flat())
-    if (c !== null && c !== undefined && c !== false) node.append(c instanceof Node ? c : String(c));
-  return node;
-}
-const badge = (state) => h('span', { class: `badge s-${state}` }, state);
-const time = (iso) => (iso ? h('time', { datetime: iso, title: iso }, new Date(iso).toLocaleString()) : '-');
-const json = (v) => h('pre', { class: 'mono' }, JSON.stringify(v, null, 2));
-const short = (id) => (id ? `${id.slice(0, 8)}…` : '-');
-
-function table(caption, headers, rows, empty = 'Nothing here yet.') {
-  if (!rows.length) return h('p', {}, empty);
-  return h(
-    'table',
-    {},
-    h('caption', { class: 'visually-hidden' }, caption),
-    h(
-      'thead',
-      {},
-      h(
-        'tr',
-        {},
-        headers.map((x) => h('th', { scope: 'col' }, x)),
-      ),
-    ),
-    h(
-      'tbody',
-      {},
-      rows.map((r) =>
-        h(
-          'tr',
-          {},
-          r.map((c) => h('td', {}, c ?? '-')),
-        ),
-      ),
-    ),
-  );
-}
-
 function show(title, ...content) {
+  render(title, content);
+  main.focus({ preventScroll: true });
+  statusLine.textContent = `${title} loaded`;
+}
+
+/** Replaces the view without moving focus or announcing it: for live updates and refreshes. */
+function render(title, content) {
   main.replaceChildren(
     h('h2', {}, title),
     ...content.flat().filter((c) => c !== null && c !== undefined && c !== false),
   );
   document.title = `${title} · onejob`;
-  main.focus({ preventScroll: true });
-  statusLine.textContent = `${title} loaded`;
 }
 
-// ---------- the API ----------
-class ApiError extends Error {
-  constructor(status, problem) {
-    super(problem?.detail || problem?.title || `HTTP ${status}`);
-    this.status = status;
-    this.code = problem?.code || `http_${status}`;
-  }
-}
-
-async function api(path, { method = 'GET', body, admin = false } = {}) {
-  const token = admin
-    ? sessionStorage.getItem(ADMIN) || sessionStorage.getItem(TOKEN)
-    : sessionStorage.getItem(TOKEN);
-  const headers = { accept: 'application/json', authorization: `Bearer ${token}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  const data = text ? JSON.parse(text) : null;
-  if (res.status === 401 && !admin) {
-    sessionStorage.removeItem(TOKEN);
-    route();
-    throw new ApiError(401, data);
-  }
-  if (!res.ok) throw new ApiError(res.status, data);
-  return data;
-}
-
-function failure(error, what) {
-  if (error.code === 'route_not_found') {
-    return h('p', { class: 'note' }, `${what} is not available on this server yet.`);
-  }
-  if (error.code === 'admin_token_required') {
-    return h('p', { class: 'note' }, `${what} needs the operator (admin) token; add it on the sign-in form.`);
-  }
-  return h('p', { class: 'error', role: 'alert' }, `${what}: ${error.code} — ${error.message}`);
-}
+// Timers and streams of the current view; a new view stops them.
+let viewStop = new AbortController();
+const viewSignal = () => viewStop.signal;
 
 // ---------- sign in ----------
 function signIn() {
@@ -128,7 +57,11 @@ function signIn() {
       'p',
       {},
       'The dashboard reads the API with your token. It stays in this tab (sessionStorage) and never goes into a URL. ',
-      'The development token of `onejob serve` is in .onejob/api-key.',
+      'The development token of ',
+      h('code', {}, 'onejob serve'),
+      ' is in ',
+      h('code', {}, '.onejob/api-key'),
+      '.',
     ),
     h(
       'label',
@@ -139,7 +72,7 @@ function signIn() {
     h(
       'label',
       {},
-      'Admin token (optional: dead letters, provider verification)',
+      'Admin token (optional: replaying dead letters, verifying providers)',
       h('input', { name: 'admin', type: 'password', autocomplete: 'off', id: 'admin-input' }),
     ),
     h('p', {}, h('button', { type: 'submit' }, 'Open dashboard')),
@@ -150,6 +83,8 @@ function signIn() {
 
 // ---------- jobs ----------
 const STATES = ['queued', 'running', 'succeeded', 'failed', 'unknown', 'cancelled'];
+const AUTO_REFRESH = 'onejob.autoRefresh';
+const AUTO_REFRESH_MS = 5_000;
 
 async function jobsView(params) {
   const form = h(
@@ -196,17 +131,49 @@ async function jobsView(params) {
     h('button', { type: 'submit' }, 'Search'),
   );
   const results = h('div', { id: 'job-results' });
-  show('Jobs', form, results);
-  const query = new URLSearchParams({ limit: '50' });
-  for (const k of ['state', 'operation', 'idempotencyKey']) if (params.get(k)) query.set(k, params.get(k));
-  await loadJobs(results, query);
+  const query = () => {
+    const q = new URLSearchParams({ limit: '50' });
+    for (const k of ['state', 'operation', 'idempotencyKey']) if (params.get(k)) q.set(k, params.get(k));
+    return q;
+  };
+  const refreshed = h('span', { class: 'muted', 'data-testid': 'refreshed-at' });
+  const signal = viewSignal();
+  let timer;
+  const reload = async () => {
+    const fresh = h('div');
+    await loadJobs(fresh, query());
+    if (signal.aborted) return;
+    results.replaceChildren(...fresh.childNodes);
+    refreshed.textContent = `updated ${new Date().toLocaleTimeString(undefined, { hourCycle: 'h23' })}`;
+  };
+  const setAuto = (on) => {
+    clearInterval(timer);
+    if (on) sessionStorage.setItem(AUTO_REFRESH, '1');
+    else sessionStorage.removeItem(AUTO_REFRESH);
+    if (on) timer = setInterval(reload, AUTO_REFRESH_MS);
+  };
+  signal.addEventListener('abort', () => clearInterval(timer));
+  const auto = h(
+    'label',
+    { class: 'toggle' },
+    h('input', {
+      type: 'checkbox',
+      id: 'auto-refresh',
+      checked: sessionStorage.getItem(AUTO_REFRESH) === '1',
+      onchange: (e) => setAuto(e.target.checked),
+    }),
+    `Auto-refresh every ${AUTO_REFRESH_MS / 1000} s`,
+  );
+  show('Jobs', form, h('p', { class: 'toolbar' }, auto, ' ', refreshed), results);
+  await loadJobs(results, query());
+  if (sessionStorage.getItem(AUTO_REFRESH) === '1' && !signal.aborted) setAuto(true);
 }
 
 async function loadJobs(container, query) {
   try {
     const page = await api(`/v1/jobs?${query}`);
     const rows = page.items.map((j) => [
-      h('a', { href: `#/jobs/${j.id}`, class: 'mono' }, j.id),
+      h('a', { href: `#/jobs/${j.id}`, class: 'mono nowrap' }, j.id),
       j.operation,
       badge(j.state),
       h(
@@ -247,33 +214,126 @@ async function loadJobs(container, query) {
   }
 }
 
-async function jobView(id) {
-  show(`Job ${short(id)}`, h('p', {}, 'Loading…'));
-  let job;
-  try {
-    job = await api(`/v1/jobs/${encodeURIComponent(id)}`);
-  } catch (error) {
-    return show(`Job ${short(id)}`, failure(error, 'The job'));
-  }
+async function loadJob(id) {
+  const job = await api(`/v1/jobs/${encodeURIComponent(id)}`);
   const [events, deliveries] = await Promise.all([
-    api(`/v1/jobs/${id}/events`).then(
+    api(`/v1/jobs/${encodeURIComponent(id)}/events`).then(
       (r) => r.items,
       (e) => e,
     ),
-    api(`/v1/jobs/${id}/deliveries`).then(
+    api(`/v1/jobs/${encodeURIComponent(id)}/deliveries`).then(
       (r) => r.items,
       (e) => e,
     ),
   ]);
+  return { job, events, deliveries };
+}
+
+async function jobView(id) {
+  show(`Job ${short(id)}`, h('p', {}, 'Loading…'));
+  const signal = viewSignal();
+  let data;
+  try {
+    data = await loadJob(id);
+  } catch (error) {
+    return show(`Job ${short(id)}`, failure(error, 'The job'));
+  }
+  if (signal.aborted) return;
+  let current = data;
+  let shown = jobFingerprint(data.job);
+  const refresh = async () => {
+    const next = await loadJob(id);
+    if (signal.aborted) return;
+    current = next;
+    shown = jobFingerprint(next.job);
+    renderJob(next, refresh, !FINAL_STATES.includes(next.job.state));
+  };
+  renderJob(data, refresh, !FINAL_STATES.includes(data.job.state), true);
+  if (FINAL_STATES.includes(data.job.state)) return;
+  // Between changes, a running attempt's bar (and an unknown span) still grows to "now".
+  const grow = setInterval(() => {
+    const drawn = main.querySelector('[data-testid="attempt-timeline"]');
+    if (FINAL_STATES.includes(current.job.state) || !drawn) return;
+    drawn.replaceWith(drawTimeline(current.job, Array.isArray(current.events) ? current.events : []));
+  }, 1_000);
+  signal.addEventListener('abort', () => clearInterval(grow));
+  followJob(id, signal, async (job) => {
+    if (jobFingerprint(job) !== shown) await refresh();
+  });
+}
+
+// What the page draws: a change in any of these redraws it.
+const jobFingerprint = (job) =>
+  JSON.stringify([
+    job.state,
+    job.version,
+    job.updatedAt,
+    job.completedBy,
+    job.attempts.map((a) => [a.n, a.state, a.finishedAt]),
+  ]);
+
+/**
+ * Follows the job's server-sent events until it succeeds, fails or is cancelled, or the
+ * view changes. Read with fetch: EventSource cannot send the bearer token.
+ */
+async function followJob(id, signal, onJob) {
+  while (!signal.aborted) {
+    let final = false;
+    try {
+      const res = await fetch(`/v1/dashboard/jobs/${encodeURIComponent(id)}/stream`, {
+        headers: { accept: 'text/event-stream', authorization: `Bearer ${bearer(false)}` },
+        signal,
+      });
+      // A refusal (the job is gone, the token no longer valid) will not change by retrying.
+      if (res.status >= 400 && res.status < 500) {
+        statusLine.textContent = `Live updates stopped: the server answered ${res.status}`;
+        return;
+      }
+      if (!res.ok || !res.body) throw new Error(`stream answered ${res.status}`);
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end = buffer.indexOf('\n\n');
+        while (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = block
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n');
+          if (block.startsWith('event: job') && data) {
+            const job = JSON.parse(data);
+            final = FINAL_STATES.includes(job.state);
+            await onJob(job);
+          }
+          end = buffer.indexOf('\n\n');
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      statusLine.textContent = `Live updates paused: ${error.message}`;
+    }
+    if (final) return;
+    // The stream ends after a few minutes, or the server restarted: reconnect shortly.
+    await new Promise((r) => setTimeout(r, 2_000));
+  }
+}
+
+function renderJob({ job, events, deliveries }, refresh, live, announce = false) {
   const eventList = Array.isArray(events) ? events : [];
   const winner = job.attempts.find((a) => a.id === job.completedBy);
+  const settled = FINAL_STATES.includes(job.state);
   const facts = h(
     'dl',
     { class: 'facts' },
     h('dt', {}, 'Job'),
-    h('dd', { class: 'mono' }, job.id),
+    h('dd', { class: 'mono nowrap' }, job.id),
     h('dt', {}, 'State'),
-    h('dd', {}, badge(job.state)),
+    h('dd', { 'data-testid': 'job-state' }, badge(job.state)),
     h('dt', {}, 'Operation'),
     h('dd', {}, job.operation),
     h('dt', {}, 'Idempotency key'),
@@ -283,21 +343,36 @@ async function jobView(id) {
     h('dt', {}, 'Winner'),
     h('dd', {}, winner ? `attempt ${winner.n} (${winner.provider})` : 'none yet'),
     h('dt', {}, 'Created'),
-    h('dd', {}, time(job.createdAt)),
+    h('dd', {}, timeMs(job.createdAt)),
     h('dt', {}, 'Updated'),
-    h('dd', {}, time(job.updatedAt)),
+    h('dd', {}, timeMs(job.updatedAt)),
   );
+  const actions = settled
+    ? null
+    : h(
+        'div',
+        { class: 'actions', role: 'group', 'aria-label': 'Job actions' },
+        actionButton('Start an attempt', () => startAttemptAction(job, refresh), { id: 'start-attempt' }),
+        actionButton('Cancel job', () => cancelAction(job, refresh), {
+          id: 'cancel-job',
+          class: 'action danger',
+        }),
+      );
   const attemptRows = job.attempts.map((a) => [
     String(a.n),
     a.provider,
     badge(a.id === job.completedBy ? 'winner' : a.state),
     a.origin ?? '-',
-    time(a.startedAt),
-    time(a.finishedAt),
+    timeMs(a.startedAt),
+    timeMs(a.finishedAt),
+    duration(a.startedAt, a.finishedAt),
     a.error ? h('span', { class: 'mono' }, a.error.code ?? JSON.stringify(a.error)) : '-',
+    !settled && (a.state === 'running' || a.state === 'unknown')
+      ? actionButton(`Abandon #${a.n}`, () => abandonAction(job, a, refresh), { class: 'action danger' })
+      : '',
   ]);
   const eventRows = eventList.map((e) => [
-    time(e.createdAt),
+    timeMs(e.createdAt),
     e.type,
     e.attemptId ? `attempt ${job.attempts.find((a) => a.id === e.attemptId)?.n ?? short(e.attemptId)}` : '-',
     h('span', { class: 'mono' }, Object.keys(e.data ?? {}).length ? JSON.stringify(e.data) : ''),
@@ -325,22 +400,23 @@ async function jobView(id) {
           : 'waiting for a relay',
       ])
     : [];
-  show(
-    `Job ${short(job.id)}`,
+  const content = [
+    live
+      ? h(
+          'p',
+          { class: 'live', 'data-testid': 'live-status' },
+          'Live: this page updates itself until the job succeeds, fails or is cancelled.',
+        )
+      : null,
     facts,
+    actions,
     h('h3', {}, 'Attempts'),
-    h(
-      'ul',
-      { class: 'legend', 'aria-label': 'Timeline legend' },
-      h('li', {}, '★ winner'),
-      h('li', {}, '✕ lost the race or failed'),
-      h('li', {}, '? timed out: outcome unknown (hatched)'),
-      h('li', {}, '⊘ abandoned'),
-    ),
-    drawTimeline(job, eventList),
+    legend(),
+    // On a narrow screen the timeline keeps a readable size and scrolls in its box.
+    h('div', { class: 'scroll' }, drawTimeline(job, eventList)),
     table(
       'Attempts',
-      ['N', 'Provider', 'State', 'Origin', 'Started', 'Finished', 'Error'],
+      ['N', 'Provider', 'State', 'Origin', 'Started', 'Finished', 'Took', 'Error', 'Action'],
       attemptRows,
       'No attempts yet.',
     ),
@@ -361,20 +437,48 @@ async function jobView(id) {
           'No outbox events.',
         )
       : failure(deliveries, 'Outbox deliveries'),
+  ];
+  if (announce) show(`Job ${short(job.id)}`, content);
+  else {
+    render(`Job ${short(job.id)}`, content);
+    statusLine.textContent = `Job ${short(job.id)} is ${job.state}`;
+  }
+}
+
+/** The timeline's colours and marks, each with its words: colour is never the only signal. */
+function legend() {
+  const item = (swatch, text) =>
+    h('li', {}, h('span', { class: `swatch ${swatch}`, 'aria-hidden': 'true' }), text);
+  return h(
+    'ul',
+    { class: 'legend', 'aria-label': 'Timeline legend' },
+    item('succeeded', '★ winner'),
+    item('running', 'starting or running'),
+    item('unknown', '? timed out: outcome unknown (hatched)'),
+    item('failed', '✕ failed'),
+    item('lost_race', '✕ lost the race'),
+    item('abandoned', '⊘ abandoned'),
+    h('li', {}, h('span', { class: 'swatch break', 'aria-hidden': 'true' }, '≈'), 'a long wait, shortened'),
   );
 }
 
 // ---------- outbox, inbox, ledger, providers ----------
 async function outboxView() {
   show('Outbox', h('p', {}, 'Loading…'));
-  try {
-    const data = await api('/v1/dashboard/outbox');
-    show(
-      'Outbox',
+  const signal = viewSignal();
+  const load = async (announce) => {
+    let data;
+    try {
+      data = await api('/v1/dashboard/outbox');
+    } catch (error) {
+      return show('Outbox', failure(error, 'The outbox summary'));
+    }
+    if (signal.aborted) return;
+    const content = [
       h(
         'p',
         {},
-        'Events about your jobs, per publisher. Pending rows are the backlog; dead letters need an operator to replay them.',
+        'Events about your jobs, per publisher. Pending rows are the backlog; a dead letter goes back to its publisher when an operator replays it (admin token).',
       ),
       h('h3', {}, 'Backlog'),
       table(
@@ -386,22 +490,26 @@ async function outboxView() {
       h('h3', {}, 'Dead letters'),
       table(
         'Dead letters',
-        ['Dead since', 'Publisher', 'Event', 'Job', 'Refusals', 'Replays', 'Last error'],
+        ['Dead since', 'Publisher', 'Event', 'Job', 'Refusals', 'Replays', 'Last error', 'Action'],
         data.deadLetters.map((d) => [
-          time(d.deadAt),
+          timeMs(d.deadAt),
           d.publisher,
           d.type,
-          h('a', { href: `#/jobs/${d.jobId}`, class: 'mono' }, short(d.jobId)),
+          h('a', { href: `#/jobs/${d.jobId}`, class: 'mono nowrap' }, short(d.jobId)),
           String(d.attempts),
           String(d.replays),
           h('span', { class: 'mono' }, d.lastError ?? ''),
+          actionButton('Replay', () => replayAction(d, () => load(false)), {
+            'data-event': d.eventId,
+          }),
         ]),
         'No dead letters.',
       ),
-    );
-  } catch (error) {
-    show('Outbox', failure(error, 'The outbox summary'));
-  }
+    ];
+    if (announce) show('Outbox', content);
+    else render('Outbox', content);
+  };
+  await load(true);
 }
 
 async function inboxView() {
@@ -421,7 +529,7 @@ async function inboxView() {
         data.items.map((e) => [
           e.source,
           h('span', { class: 'mono' }, e.eventId),
-          e.jobId ? h('a', { href: `#/jobs/${e.jobId}`, class: 'mono' }, short(e.jobId)) : '-',
+          e.jobId ? h('a', { href: `#/jobs/${e.jobId}`, class: 'mono nowrap' }, short(e.jobId)) : '-',
           String(e.deliveries),
           String(e.redeliveries),
           String(e.differingPayloads),
@@ -439,6 +547,12 @@ async function inboxView() {
 async function ledgerView(params) {
   const account = params.get('account') ?? '';
   const asOf = params.get('asOf') ?? '';
+  const hashFor = (name) => {
+    const q = new URLSearchParams();
+    if (name) q.set('account', name);
+    if (asOf) q.set('asOf', asOf);
+    return `#/ledger?${q}`;
+  };
   const form = h(
     'form',
     {
@@ -447,37 +561,63 @@ async function ledgerView(params) {
       onsubmit: (e) => {
         e.preventDefault();
         const d = new FormData(form);
-        const q = new URLSearchParams({ account: String(d.get('account')).trim() });
+        const q = new URLSearchParams();
+        const name = String(d.get('account')).trim();
+        if (name) q.set('account', name);
         const local = String(d.get('asOf') || '');
         if (local) q.set('asOf', new Date(local).toISOString());
         location.hash = `#/ledger?${q}`;
       },
     },
-    h('label', {}, 'Account', h('input', { name: 'account', required: true, value: account })),
+    h('label', {}, 'Account (empty = all)', h('input', { name: 'account', value: account })),
     h(
       'label',
       {},
       'As of (your local time; empty = now)',
       h('input', { name: 'asOf', type: 'datetime-local', step: '1', value: asOf ? toLocalInput(asOf) : '' }),
     ),
-    h('button', { type: 'submit' }, 'Show balance'),
+    h('button', { type: 'submit' }, 'Show'),
   );
-  if (!account)
-    return show(
-      'Ledger',
-      form,
-      h('p', {}, 'Pick an account to see its balance as it was believed at any moment.'),
-    );
   show('Ledger', form, h('p', {}, 'Loading…'));
   const q = asOf ? `?asOf=${encodeURIComponent(asOf)}` : '';
+  let accounts;
+  try {
+    const page = await api(`/v1/ledger/accounts${q}`);
+    accounts = [
+      h('h3', {}, asOf ? 'Your accounts as of then' : 'Your accounts'),
+      table(
+        'Accounts with their balances',
+        ['Account', 'Currency', 'Balance (minor units)', 'Debits', 'Credits'],
+        page.items.map((a) => [
+          h(
+            'a',
+            { href: hashFor(a.account), 'aria-current': a.account === account ? 'true' : null },
+            a.account,
+          ),
+          a.currency,
+          h('span', { class: a.balance < 0 ? 'num negative' : 'num' }, String(a.balance)),
+          String(a.debits),
+          String(a.credits),
+        ]),
+        'No accounts yet: a transfer opens its two accounts.',
+      ),
+      page.nextAfter
+        ? h('p', { class: 'muted' }, 'Showing the first accounts by name; pick one by name above.')
+        : null,
+    ];
+  } catch (error) {
+    accounts = [failure(error, 'The accounts list')];
+  }
+  if (!account) return render('Ledger', [form, accounts]);
   try {
     const [balance, entries] = await Promise.all([
       api(`/v1/ledger/accounts/${encodeURIComponent(account)}${q}`),
       api(`/v1/ledger/accounts/${encodeURIComponent(account)}/entries${q}`),
     ]);
-    show(
-      'Ledger',
+    render('Ledger', [
       form,
+      accounts,
+      h('h3', {}, `Account ${balance.account}`),
       h(
         'dl',
         { class: 'facts card' },
@@ -488,14 +628,14 @@ async function ledgerView(params) {
         h('dt', {}, 'Debits / credits'),
         h('dd', {}, `${balance.debits} / ${balance.credits}`),
         h('dt', {}, 'As of'),
-        h('dd', {}, time(balance.asOf)),
+        h('dd', {}, timeMs(balance.asOf)),
       ),
       h('h3', {}, 'Entries (originals and reversals)'),
       table(
         'Ledger entries',
         ['Recorded', 'Effective', 'Side', 'Amount', 'Counterparty', 'Transfer', 'Reverses', 'Reason'],
         entries.items.map((e) => [
-          time(e.recordedAt),
+          timeMs(e.recordedAt),
           time(e.effectiveAt),
           e.side,
           String(e.amount),
@@ -505,9 +645,9 @@ async function ledgerView(params) {
           e.reason ?? '-',
         ]),
       ),
-    );
+    ]);
   } catch (error) {
-    show('Ledger', form, failure(error, 'The ledger'));
+    render('Ledger', [form, accounts, failure(error, 'The ledger')]);
   }
 }
 
@@ -517,51 +657,89 @@ function toLocalInput(iso) {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
+const STATUS_TEXT = {
+  verified: 'verified',
+  failed: 'failed',
+  stale: 'stale: verified under an older contract',
+  never: 'never verified',
+};
+
 async function providersView() {
   show('Providers', h('p', {}, 'Loading…'));
-  try {
-    const data = await api('/v1/providers');
-    const providers = Array.isArray(data) ? data : (data.items ?? data.providers ?? []);
-    const ops = [...new Set(providers.flatMap((p) => Object.keys(operationsOf(p))))].sort();
-    const rows = providers.map((p) => [
-      h('strong', {}, p.name),
-      p.kind ?? '-',
-      ...ops.map((op) => {
-        const v = operationsOf(p)[op];
-        if (!v) return '—';
-        const status =
-          typeof v === 'string'
-            ? v
-            : (v.status ??
-              v.state ??
-              (v.passed === true ? 'passed' : v.passed === false ? 'failed' : 'unverified'));
-        return h('span', {}, badge(status), v.verifiedAt ? h('span', {}, ' ', time(v.verifiedAt)) : '');
-      }),
-    ]);
-    show(
-      'Providers',
+  const signal = viewSignal();
+  const load = async (announce) => {
+    let data;
+    try {
+      data = await api('/v1/providers');
+    } catch (error) {
+      return show('Providers', failure(error, 'The providers'));
+    }
+    if (signal.aborted) return;
+    const rows = (data.items ?? []).flatMap((p) =>
+      (p.operations ?? []).map((o) => [
+        h('strong', {}, p.name),
+        p.kind ?? '-',
+        o.operation,
+        h('span', { class: `role r-${o.role}` }, o.role),
+        h(
+          'span',
+          { class: `badge v-${o.status}`, 'data-status': o.status },
+          STATUS_TEXT[o.status] ?? o.status,
+        ),
+        o.failoverAllowed ? 'yes' : 'no',
+        h(
+          'span',
+          { class: 'mono', title: o.contractHash },
+          o.contractHash ? o.contractHash.slice(0, 12) : '-',
+        ),
+        o.lastVerification
+          ? h(
+              'span',
+              {},
+              o.lastVerification.passed ? 'passed ' : 'failed ',
+              timeMs(o.lastVerification.finishedAt),
+              o.lastVerification.contractHash !== o.contractHash ? ' (older contract)' : '',
+            )
+          : 'never',
+        actionButton('Verify', () => verifyAction(p.name, o.operation, () => load(false)), {
+          'data-provider': p.name,
+          'data-operation': o.operation,
+        }),
+      ]),
+    );
+    const content = [
       h(
         'p',
         {},
-        'Automatic failover only goes to a provider whose contract verification passed for the operation.',
+        'The primary (first listed) provider of an operation always runs it. Failover and hedging go to a fallback only while its contract verification under the current contract passed. Verifying calls the provider and needs the admin token.',
       ),
-      table('Provider verification matrix', ['Provider', 'Kind', ...ops], rows, 'No providers configured.'),
-    );
-  } catch (error) {
-    show('Providers', failure(error, 'The provider verification matrix'));
-  }
-}
-
-function operationsOf(p) {
-  if (p.operations && !Array.isArray(p.operations)) return p.operations;
-  if (Array.isArray(p.operations))
-    return Object.fromEntries(p.operations.map((o) => [o.operation ?? o.name, o]));
-  if (Array.isArray(p.verifications)) return Object.fromEntries(p.verifications.map((o) => [o.operation, o]));
-  return {};
+      table(
+        'Providers per operation',
+        [
+          'Provider',
+          'Kind',
+          'Operation',
+          'Role',
+          'Verification',
+          'Failover allowed',
+          'Contract hash',
+          'Last verification',
+          'Action',
+        ],
+        rows,
+        'No providers configured.',
+      ),
+    ];
+    if (announce) show('Providers', content);
+    else render('Providers', content);
+  };
+  await load(true);
 }
 
 // ---------- routing ----------
 async function route() {
+  viewStop.abort();
+  viewStop = new AbortController();
   const signOut = document.getElementById('sign-out');
   if (!sessionStorage.getItem(TOKEN)) return signIn();
   signOut.hidden = false;
@@ -585,5 +763,6 @@ document.getElementById('sign-out').addEventListener('click', () => {
   sessionStorage.removeItem(ADMIN);
   route();
 });
+onUnauthorized(() => route());
 window.addEventListener('hashchange', route);
 route();

@@ -60,10 +60,53 @@ export function describeStory(story) {
     .join('; ');
 }
 
+/** Waits longer than this (and than 4× the typical step) are drawn shortened, with a break. */
+const MIN_GAP_MS = 2_000;
+
+/**
+ * A time axis from `from` to `to` (pixels) through the sorted instants `points`. Each
+ * stretch between two instants keeps its length, except a long wait (an unknown outcome
+ * left for minutes, a retry backoff), which is shortened to the gap threshold and marked
+ * as a break, so a one-second attempt stays visible beside a one-minute wait.
+ */
+export function timeAxis(points, from, to) {
+  const segments = [];
+  for (let i = 0; i + 1 < points.length; i++) {
+    const d = points[i + 1] - points[i];
+    if (d > 0) segments.push({ a: points[i], b: points[i + 1], d });
+  }
+  const sorted = segments.map((s) => s.d).sort((p, q) => p - q);
+  const median = sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)] : 0;
+  const gap = Math.max(MIN_GAP_MS, 4 * median);
+  let at = 0;
+  for (const s of segments) {
+    s.broken = s.d > gap;
+    s.shown = s.broken ? gap : s.d;
+    s.at = at;
+    at += s.shown;
+  }
+  const total = Math.max(at, 1);
+  const x = (t) => {
+    if (!segments.length || t <= segments[0].a) return from;
+    for (const s of segments)
+      if (t <= s.b) return from + ((s.at + ((t - s.a) / s.d) * s.shown) / total) * (to - from);
+    return to;
+  };
+  return { x, breaks: segments.filter((s) => s.broken) };
+}
+
+function fmtDuration(d) {
+  if (d < 1000) return `${Math.round(d)} ms`;
+  if (d < 120_000) return `${(d / 1000).toFixed(d < 10_000 ? 1 : 0)} s`;
+  if (d < 7_200_000) return `${(d / 60_000).toFixed(1)} min`;
+  return `${(d / 3_600_000).toFixed(1)} h`;
+}
+
 /** The SVG timeline of `job` (with `events` from /v1/jobs/{id}/events), as of `now`. */
 export function drawTimeline(job, events, now = Date.now()) {
   const story = attemptStory(job, events);
-  const live = job.attempts.some((a) => !a.finishedAt);
+  // Still moving: an attempt without an end, or an outcome nobody has resolved yet.
+  const live = job.attempts.some((a) => !a.finishedAt) || job.state === 'unknown';
   const times = [ms(job.createdAt), ms(job.updatedAt)];
   for (const s of story) {
     times.push(
@@ -76,13 +119,13 @@ export function drawTimeline(job, events, now = Date.now()) {
   }
   for (const e of events) times.push(ms(e.createdAt));
   if (live) times.push(now);
-  const known = times.filter((t) => Number.isFinite(t));
-  const t0 = Math.min(...known);
-  const t1 = Math.max(t0 + 1, ...known);
-  const span = t1 - t0;
-  const x = (t) => LEFT + ((t - t0) / span) * (WIDTH - LEFT - RIGHT);
+  const points = [...new Set(times.filter((t) => Number.isFinite(t)))].sort((p, q) => p - q);
+  const t0 = points[0];
+  const t1 = Math.max(t0 + 1, points.at(-1));
+  if (points.length === 1) points.push(t1);
+  const axis = timeAxis(points, LEFT, WIDTH - RIGHT);
+  const x = axis.x;
   const height = TOP + Math.max(1, story.length) * ROW + 26;
-
   const titleId = `tl-title-${job.id}`;
   const descId = `tl-desc-${job.id}`;
   const svg = el('svg', {
@@ -111,13 +154,36 @@ export function drawTimeline(job, events, now = Date.now()) {
   // Axis with relative ticks from the job's creation.
   const axisY = TOP - 12;
   svg.appendChild(el('line', { class: 'axis', x1: LEFT, x2: WIDTH - RIGHT, y1: axisY, y2: axisY }));
-  for (let i = 0; i <= 4; i++) {
-    const t = t0 + (span * i) / 4;
+  // Shortened waits: a grey band across every row, ≈ on the axis, the real length in words.
+  for (const b of axis.breaks) {
+    const bx = x(b.a);
+    const bw = x(b.b) - bx;
+    const band = el('rect', {
+      class: 'gap',
+      x: bx + bw * 0.3,
+      y: axisY,
+      width: bw * 0.4,
+      height: height - 20 - axisY,
+      'data-testid': 'axis-break',
+    });
+    svg.appendChild(titled(band, `${fmtDuration(b.d)} passed here; the axis is shortened`));
+    svg.appendChild(
+      el('text', { class: 'tick break', x: bx + bw / 2, y: axisY + 4, 'text-anchor': 'middle' }, '≈'),
+    );
+  }
+  const tickTimes = axis.breaks.length
+    ? [t0, ...axis.breaks.flatMap((b) => [b.a, b.b]), t1]
+    : [0, 1, 2, 3, 4].map((i) => t0 + ((t1 - t0) * i) / 4);
+  let lastTickX = Number.NEGATIVE_INFINITY;
+  for (const t of tickTimes) {
+    const tx = x(t);
+    if (tx - lastTickX < 64) continue;
+    lastTickX = tx;
     svg.appendChild(
       el(
         'text',
-        { class: 'tick', x: x(t), y: axisY - 6, 'text-anchor': 'middle' },
-        i === 0 ? 'created' : fmtOffset(t - t0),
+        { class: 'tick', x: tx, y: axisY - 6, 'text-anchor': 'middle' },
+        t === t0 ? 'created' : fmtOffset(t - t0),
       ),
     );
   }

@@ -1,0 +1,69 @@
+import type { Queryable } from '../db/createPool.js';
+import { checkAccount, checkAsOf } from './checkTransferRequest.js';
+import { isoMicros, toAmount } from './transferView.js';
+
+export interface AccountBalance {
+  account: string;
+  currency: string;
+  /** credits - debits, in minor units, as recorded at or before the page's `asOf`. */
+  balance: number;
+  debits: number;
+  credits: number;
+}
+
+export interface AccountPage {
+  /** The instant every balance on the page describes. */
+  asOf: string;
+  items: AccountBalance[];
+  /** The last account of a full page: pass it as `after` for the next one. */
+  nextAfter: string | null;
+}
+
+export interface ListAccountsQuery {
+  asOf?: Date | string | null | undefined;
+  /** Accounts whose name sorts after this one (the previous page's `nextAfter`). */
+  after?: string | null | undefined;
+  limit?: number | undefined;
+}
+
+// Same sums as getBalance, one row per account of the owner, in name order on the primary
+// key. An account opened after asOf did not exist then, so it is left out.
+const ACCOUNTS_SQL = `
+WITH at AS (SELECT coalesce($2::timestamptz, clock_timestamp()) AS as_of)
+SELECT a.account, a.currency, ${isoMicros('at.as_of')} AS as_of,
+       coalesce(sum(e.amount) FILTER (WHERE e.side = 'debit'), 0)::text AS debits,
+       coalesce(sum(e.amount) FILTER (WHERE e.side = 'credit'), 0)::text AS credits
+FROM at
+JOIN onejob.ledger_accounts a
+  ON a.owner_id = $1 AND a.created_at <= at.as_of AND ($3::text IS NULL OR a.account > $3)
+LEFT JOIN onejob.ledger_entries e
+  ON e.owner_id = a.owner_id AND e.account = a.account AND e.recorded_at <= at.as_of
+GROUP BY a.account, a.currency, at.as_of
+ORDER BY a.account
+LIMIT $4`;
+
+/** An owner's accounts with their balances as recorded at or before `asOf` (default: now). */
+export async function listAccounts(
+  db: Queryable,
+  ownerId: string,
+  query: ListAccountsQuery = {},
+): Promise<AccountPage> {
+  const at = checkAsOf(query.asOf);
+  const after = query.after ? checkAccount(query.after, 'after') : null;
+  const limit = Math.min(Math.max(query.limit ?? 100, 1), 500);
+  const { rows } = await db.query<{
+    account: string;
+    currency: string;
+    as_of: string;
+    debits: string;
+    credits: string;
+  }>(ACCOUNTS_SQL, [ownerId, at, after, limit]);
+  const items = rows.map((row) => {
+    const debits = toAmount(row.debits);
+    const credits = toAmount(row.credits);
+    return { account: row.account, currency: row.currency, balance: credits - debits, debits, credits };
+  });
+  // An empty page still names the instant it describes.
+  const asOf = rows[0]?.as_of ?? (at ? new Date(at).toISOString() : new Date().toISOString());
+  return { asOf, items, nextAfter: rows.length === limit ? (items.at(-1)?.account ?? null) : null };
+}
