@@ -20,6 +20,7 @@ export type JsonSchema = Record<string, unknown>;
  */
 export type OnejobConfig = FromSchema<typeof configSchema>;
 
+/** One entry of `providers` in the configuration, by `kind` (docs/providers.md). */
 export type ProviderConfig = FromSchema<typeof providerSchema>;
 export type HttpProviderConfig = Extract<ProviderConfig, { kind: 'http' }>;
 export type OpenAiProviderConfig = Extract<ProviderConfig, { kind: 'openai-compatible' }>;
@@ -30,6 +31,7 @@ export type SimulatedStep = NonNullable<SimulatedProviderConfig['script']>[numbe
 /** Costs in micro-units of `currency` (1 USD = 1,000,000). */
 export type Prices = NonNullable<HttpProviderConfig['prices']>;
 
+/** One entry of `operations` in the configuration (docs/configuration.md). */
 export type OperationConfig = FromSchema<typeof operationSchema>;
 export type Effect = NonNullable<OperationConfig['effect']>;
 

@@ -7,6 +7,7 @@ import { dashboardRoutes } from '../dashboard/dashboardRoutes.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { problemDocument } from '../errors/problemDocument.js';
 import { isAdminToken } from './adminToken.js';
+import { answerClientError } from './answerClientError.js';
 import type { ApiKeys } from './apiKeys.js';
 import { errorHandler } from './errorHandler.js';
 import { attemptsRoutes } from './routes/attemptsRoutes.js';
@@ -39,30 +40,7 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   const app = Fastify({
     loggerInstance: onejob.logger as unknown as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
-    // Bytes Node's HTTP parser rejects (control characters in headers, oversized headers)
-    // never reach a route; answer them with a problem document too.
-    clientErrorHandler: (error, socket) => {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ECONNRESET' || code === 'EPIPE' || !socket.writable) {
-        socket.destroy();
-        return;
-      }
-      const tooLarge = code === 'HPE_HEADER_OVERFLOW';
-      const status = tooLarge ? 431 : 400;
-      const body = JSON.stringify({
-        ...problemDocument(
-          new OnejobError(
-            'request_invalid',
-            tooLarge ? 'The request headers are too large.' : 'The request is not valid HTTP.',
-          ),
-        ),
-        status,
-      });
-      socket.end(
-        `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-          `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-      );
-    },
+    clientErrorHandler: answerClientError,
     // Fastify's own request logging writes two lines per request (incoming, completed),
     // serialising the request each time: a third of the server's CPU at info level under
     // load. The onResponse hook below writes one shorter line instead.

@@ -78,7 +78,7 @@ async function deliveryState(eventId: string) {
   return rows[0];
 }
 
-/** Runs `onejob <args>` in this process against the test database; returns its stdout. */
+/** Runs `onejob <args>` in this process against the test server's HTTP API; returns its stdout. */
 async function runCli(args: string[]): Promise<string> {
   const program = new Command('onejob').exitOverride();
   outboxCommand(program);
@@ -87,14 +87,20 @@ async function runCli(args: string[]): Promise<string> {
     out += String(chunk);
     return true;
   });
-  const previous = process.env.DATABASE_URL;
-  process.env.DATABASE_URL = t.db.url;
+  const previous = { url: process.env.ONEJOB_URL, admin: process.env.ONEJOB_ADMIN_TOKEN };
+  process.env.ONEJOB_URL = t.url;
+  process.env.ONEJOB_ADMIN_TOKEN = ADMIN_TOKEN;
   try {
     await program.parseAsync(['node', 'onejob', ...args]);
   } finally {
     write.mockRestore();
-    if (previous === undefined) delete process.env.DATABASE_URL;
-    else process.env.DATABASE_URL = previous;
+    for (const [name, value] of [
+      ['ONEJOB_URL', previous.url],
+      ['ONEJOB_ADMIN_TOKEN', previous.admin],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   }
   return out;
 }
