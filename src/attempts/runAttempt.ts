@@ -8,7 +8,7 @@ import type { Operation } from '../operations/operationRegistry.js';
 import type { ProviderOutcome } from '../providers/types.js';
 import { type AfterCommit, afterCompletion, afterFailure, afterUnknown } from './afterCommit.js';
 import type { AttemptRow } from './attemptRow.js';
-import { hedgeProvider } from './chooseProvider.js';
+import { hedgeProvider, providerRotation } from './chooseProvider.js';
 import type { ClaimedAttempt } from './claimJobs.js';
 import { completeAttempt } from './completeAttempt.js';
 import { failAttempt } from './failAttempt.js';
@@ -186,7 +186,12 @@ async function settleOutcome(
   }
   // For a pure operation an ambiguous answer is as good as a failure: retrying has no side effect.
   if (outcome.kind === 'failure' || operation.effect === 'pure') {
-    const failed = await failAttempt(pool, operations, attempt.id, outcome, { from: ['running', 'unknown'] });
+    // A pure job may fail over from a provider that failed it for good: settleJob needs the rotation.
+    const rotation = operation.effect === 'pure' ? await providerRotation(state.deps, operation) : undefined;
+    const failed = await failAttempt(pool, operations, attempt.id, outcome, {
+      from: ['running', 'unknown'],
+      ...(rotation ? { rotation } : {}),
+    });
     const fields = { ...tag, error: outcome.error, job: failed.failed ? failed.job : undefined };
     return {
       ...afterFailure(attempt.job_id, failed),
