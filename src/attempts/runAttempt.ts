@@ -5,8 +5,10 @@
 import { isOnejobError } from '../errors/OnejobError.js';
 import { failpoint } from '../failpoints/failpoints.js';
 import type { Operation } from '../operations/operationRegistry.js';
+import type { TraceSpan } from '../observability/tracing/tracing.js';
 import type { ProviderOutcome } from '../providers/types.js';
 import { type AfterCommit, afterCompletion, afterFailure, afterUnknown } from './afterCommit.js';
+import { endProviderSpan, recordAttemptOutcome, startAttemptSpan, startProviderSpan } from './attemptSpans.js';
 import type { AttemptRow } from './attemptRow.js';
 import { hedgeProvider, providerRotation } from './chooseProvider.js';
 import type { ClaimedAttempt } from './claimJobs.js';
@@ -25,6 +27,7 @@ import { settled, track, type WorkerState } from './workerState.js';
 export async function runAttempt(state: WorkerState, claimed: ClaimedAttempt): Promise<void> {
   const { attempt: claimedAttempt, job } = claimed;
   state.held.add(claimedAttempt.id);
+  const span = startAttemptSpan(job.traceparent, claimedAttempt);
   try {
     await failpoint('worker.after_claim');
     const operation = state.deps.operations.get(job.operation);
@@ -53,16 +56,18 @@ export async function runAttempt(state: WorkerState, claimed: ClaimedAttempt): P
       settled(state, await failEarly(state, { ...claimedAttempt, state: 'starting' }, 'not_called', message));
       return;
     }
-    const { outcome, timedOut } = await call(state, attempt, operation, job);
+    const { outcome, timedOut } = await call(state, attempt, operation, job, span);
     await failpoint('worker.after_provider_response');
     if (timedOut)
       await timedOut.catch((error) => state.log.error({ err: error }, 'marking a timeout failed'));
     const effects = await settleOutcome(state, attempt, operation, outcome, timedOut !== undefined, job);
     if (effects) settled(state, effects);
+    recordAttemptOutcome(span, outcome, timedOut && !effects ? { jobId: job.id, outcome: 'unknown' } : effects);
     const won = outcome.kind === 'success' && effects?.outcome === 'succeeded';
     if (won && operation.effect === 'pure' && operation.abortLosers) abortSiblings(state, attempt);
     if (!effects) await releaseLease(state.deps.pool, attempt.id, state.id);
   } finally {
+    span.end();
     state.held.delete(claimedAttempt.id);
   }
 }
@@ -92,8 +97,10 @@ async function call(
   attempt: AttemptRow,
   operation: Operation,
   job: ClaimedAttempt['job'],
+  span: TraceSpan,
 ): Promise<{ outcome: ProviderOutcome; timedOut: Promise<void> | undefined }> {
   const { pool, operations } = state.deps;
+  const provider = state.deps.providers.get(attempt.provider)!;
   const controller = new AbortController();
   state.calls.set(attempt.id, controller);
   state.callJobs.set(attempt.id, attempt.job_id);
@@ -123,15 +130,17 @@ async function call(
       ? setTimeout(() => track(state, hedge(state, attempt, operation, job)), operation.hedgeAfterMs)
       : undefined;
   let outcome: ProviderOutcome;
+  const client = startProviderSpan(span, provider, attempt);
   try {
-    outcome = await state.deps.providers.get(attempt.provider)!.call({
+    outcome = await provider.call({
       jobId: job.id,
       attemptId: attempt.id,
       attempt: attempt.n,
       operation,
       input: job.input,
       idempotencyKey: job.id,
-      traceparent: job.traceparent,
+      // The adapters send it as `traceparent`: the provider's own spans join the job's trace.
+      traceparent: client.traceparent ?? job.traceparent,
       signal: controller.signal,
     });
   } catch (error) {
@@ -143,6 +152,7 @@ async function call(
     state.calls.delete(attempt.id);
     state.callJobs.delete(attempt.id);
   }
+  endProviderSpan(client, outcome);
   return { outcome, timedOut };
 }
 

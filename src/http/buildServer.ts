@@ -8,6 +8,7 @@ import { problemDocument } from '../errors/problemDocument.js';
 import { isAdminToken } from './adminToken.js';
 import type { ApiKeys } from './apiKeys.js';
 import { errorHandler } from './errorHandler.js';
+import { endRequestSpan, startRequestSpan } from './requestSpan.js';
 import { attemptsRoutes } from './routes/attemptsRoutes.js';
 import { healthRoutes } from './routes/healthRoutes.js';
 import { inboxRoutes } from './routes/inboxRoutes.js';
@@ -103,6 +104,7 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
     ),
   );
 
+  app.addHook('onRequest', async (request) => startRequestSpan(request));
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     if (
@@ -134,6 +136,7 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   });
 
   app.addHook('onResponse', async (request, reply) => {
+    endRequestSpan(request, reply);
     onejob.metrics.httpDuration.observe(
       {
         method: request.method,

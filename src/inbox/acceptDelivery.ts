@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { withTransaction } from '../db/withTransaction.js';
 import type { InboxDeps } from '../engine/engineDeps.js';
+import { tracing } from '../observability/tracing/tracing.js';
 import { checkCreateRequest } from '../jobs/createJob.js';
 import type { InboxSource } from './inboxSources.js';
 
@@ -77,13 +78,34 @@ export function inboxJobKey(source: string, eventId: string): string {
  * ```
  */
 export async function acceptDelivery(onejob: InboxDeps, delivery: VerifiedDelivery): Promise<DeliveryAnswer> {
+  const span = tracing().start('onejob.inbox.accept', {
+    parent: delivery.traceparent,
+    attributes: { 'onejob.inbox.source': delivery.source.name, 'onejob.inbox.event_id': delivery.eventId },
+  });
+  try {
+    const answer = await accept(onejob, delivery, span.traceparent ?? delivery.traceparent ?? null);
+    span.set({ 'onejob.job.id': answer.body.jobId, 'onejob.inbox.replayed': answer.replayed });
+    return answer;
+  } catch (error) {
+    span.fail(error instanceof Error ? error.message : String(error));
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+async function accept(
+  onejob: InboxDeps,
+  delivery: VerifiedDelivery,
+  traceparent: string | null,
+): Promise<DeliveryAnswer> {
   const { source, eventId } = delivery;
   const jobRequest = {
     ownerId: source.ownerId,
     idempotencyKey: inboxJobKey(source.name, eventId),
     operation: source.operation,
     input: delivery.input,
-    traceparent: delivery.traceparent ?? null,
+    traceparent,
   };
   // Refuse bad input before claiming the event, so a refusal writes nothing.
   checkCreateRequest(onejob.operations, jobRequest);
