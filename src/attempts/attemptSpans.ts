@@ -37,7 +37,9 @@ export function recordAttemptOutcome(
   // An ambiguous answer is marked even where a pure operation counts it as a failure; a
   // call aborted because a sibling won is a lost race, not an unknown outcome.
   if (settled === 'unknown' || (outcome.kind === 'unknown' && settled !== 'lost_race'))
-    span.event('unknown', { 'onejob.attempt.error_code': outcome.kind === 'success' ? undefined : outcome.error.code });
+    span.event('unknown', {
+      'onejob.attempt.error_code': outcome.kind === 'success' ? undefined : outcome.error.code,
+    });
   if (settled === 'failed') span.fail(outcome.kind === 'success' ? 'failed' : outcome.error.code);
 }
 

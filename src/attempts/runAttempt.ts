@@ -8,7 +8,12 @@ import type { Operation } from '../operations/operationRegistry.js';
 import type { TraceSpan } from '../observability/tracing/tracing.js';
 import type { ProviderOutcome } from '../providers/types.js';
 import { type AfterCommit, afterCompletion, afterFailure, afterUnknown } from './afterCommit.js';
-import { endProviderSpan, recordAttemptOutcome, startAttemptSpan, startProviderSpan } from './attemptSpans.js';
+import {
+  endProviderSpan,
+  recordAttemptOutcome,
+  startAttemptSpan,
+  startProviderSpan,
+} from './attemptSpans.js';
 import type { AttemptRow } from './attemptRow.js';
 import { hedgeProvider, providerRotation } from './chooseProvider.js';
 import type { ClaimedAttempt } from './claimJobs.js';
@@ -62,7 +67,11 @@ export async function runAttempt(state: WorkerState, claimed: ClaimedAttempt): P
       await timedOut.catch((error) => state.log.error({ err: error }, 'marking a timeout failed'));
     const effects = await settleOutcome(state, attempt, operation, outcome, timedOut !== undefined, job);
     if (effects) settled(state, effects);
-    recordAttemptOutcome(span, outcome, timedOut && !effects ? { jobId: job.id, outcome: 'unknown' } : effects);
+    recordAttemptOutcome(
+      span,
+      outcome,
+      timedOut && !effects ? { jobId: job.id, outcome: 'unknown' } : effects,
+    );
     const won = outcome.kind === 'success' && effects?.outcome === 'succeeded';
     if (won && operation.effect === 'pure' && operation.abortLosers) abortSiblings(state, attempt);
     if (!effects) await releaseLease(state.deps.pool, attempt.id, state.id);

@@ -140,7 +140,9 @@ export async function startFakeOtlpReceiver(): Promise<FakeOtlpReceiver> {
       const type = String(req.headers['content-type'] ?? '');
       contentTypes.push(type);
       if (req.url === '/v1/traces') {
-        spans.push(...(type.includes('json') ? fromJson(JSON.parse(body.toString('utf8'))) : fromProtobuf(body)));
+        spans.push(
+          ...(type.includes('json') ? fromJson(JSON.parse(body.toString('utf8'))) : fromProtobuf(body)),
+        );
       }
       res.writeHead(200, { 'content-type': type.includes('json') ? 'application/json' : type });
       res.end(type.includes('json') ? '{}' : '');

@@ -5,7 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configureTracing, stopTracing } from '../../src/observability/tracing/configureTracing.js';
 import { tracing } from '../../src/observability/tracing/tracing.js';
 import { configWith, jobInState, markVerified, until } from '../attempts/attemptTestKit.js';
-import { type FakeOtlpReceiver, type ReceivedSpan, startFakeOtlpReceiver } from '../helpers/fakeOtlpReceiver.js';
+import {
+  type FakeOtlpReceiver,
+  type ReceivedSpan,
+  startFakeOtlpReceiver,
+} from '../helpers/fakeOtlpReceiver.js';
 import { type FakePaymentServer, Gate, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
@@ -27,7 +31,9 @@ beforeAll(async () => {
   process.env.OTEL_BSP_SCHEDULE_DELAY = '50';
   await configureTracing();
   // The primary holds its answer until the hedge has won and the worker aborted it.
-  slow = await startFakePaymentServer({ script: () => ({ status: 200, body: { quote: 'slow' }, gate: never }) });
+  slow = await startFakePaymentServer({
+    script: () => ({ status: 200, body: { quote: 'slow' }, gate: never }),
+  });
   fast = await startFakePaymentServer({ script: () => ({ status: 200, body: { quote: 'fast' } }) });
   t = await startTestApp({
     config: configWith(
@@ -108,8 +114,16 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
 
     const attempts = spans.filter((s) => s.name === 'onejob.attempt');
     for (const a of attempts) expect(a.parentSpanId).toBe(create.spanId);
-    const winner = one(attempts, 'winning attempt', (s) => s.attributes['onejob.attempt.outcome'] === 'succeeded');
-    const loser = one(attempts, 'losing attempt', (s) => s.attributes['onejob.attempt.outcome'] === 'lost_race');
+    const winner = one(
+      attempts,
+      'winning attempt',
+      (s) => s.attributes['onejob.attempt.outcome'] === 'succeeded',
+    );
+    const loser = one(
+      attempts,
+      'losing attempt',
+      (s) => s.attributes['onejob.attempt.outcome'] === 'lost_race',
+    );
     expect(winner.attributes['onejob.provider']).toBe('fast');
     expect(loser.attributes['onejob.provider']).toBe('slow');
     expect(loser.events).toEqual(['lost_race']);
@@ -118,7 +132,11 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
       [winner, fast],
       [loser, slow],
     ] as const) {
-      const call = one(spans, 'provider call', (s) => s.kind === SPAN_KIND.client && s.parentSpanId === attempt.spanId);
+      const call = one(
+        spans,
+        'provider call',
+        (s) => s.kind === SPAN_KIND.client && s.parentSpanId === attempt.spanId,
+      );
       // The provider received the traceparent of its client span, in the client's trace.
       const sent = fake.calls().map((c) => c.headers.traceparent);
       expect(sent).toContain(`00-${CLIENT_TRACE}-${call.spanId}-01`);

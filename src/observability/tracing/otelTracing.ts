@@ -35,7 +35,8 @@ function attributesOf(attributes: SpanAttributes | undefined): Attributes {
 
 /** `http/protobuf` (the default of the specification) or `http/json`; gRPC is not offered. */
 export function otlpProtocol(env: NodeJS.ProcessEnv): 'http/protobuf' | 'http/json' {
-  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+  const protocol =
+    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
   if (protocol === 'http/json' || protocol === 'http/protobuf') return protocol;
   throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported: use http/protobuf or http/json`);
 }
