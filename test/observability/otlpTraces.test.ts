@@ -1,6 +1,8 @@
 // Traces exported over OTLP/HTTP (JSON) to a receiver on loopback: the span tree of a
 // hedged job, from the client's traceparent down to the provider calls, and the
-// traceparent the provider received.
+// traceparent the provider received; a webhook's acceptance and the event the relay
+// publishes for its job, in the webhook sender's trace.
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configureTracing, stopTracing } from '../../src/observability/tracing/configureTracing.js';
 import { tracing } from '../../src/observability/tracing/tracing.js';
@@ -15,13 +17,15 @@ import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 const CLIENT_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CLIENT_SPAN = '00f067aa0ba902b7';
-const SPAN_KIND = { server: 2, client: 3 };
+const SPAN_KIND = { server: 2, client: 3, producer: 4 };
 
 let receiver: FakeOtlpReceiver;
 let slow: FakePaymentServer;
 let fast: FakePaymentServer;
 let t: TestApp;
 const never = new Gate();
+const HOOK_SECRET = 'a-webhook-secret-of-at-least-24-bytes';
+process.env.ONEJOB_TEST_OTLP_HOOK_SECRET = HOOK_SECRET;
 
 beforeAll(async () => {
   receiver = await startFakeOtlpReceiver();
@@ -35,24 +39,36 @@ beforeAll(async () => {
     script: () => ({ status: 200, body: { quote: 'slow' }, gate: never }),
   });
   fast = await startFakePaymentServer({ script: () => ({ status: 200, body: { quote: 'fast' } }) });
-  t = await startTestApp({
-    config: configWith(
-      { slow: { kind: 'http', url: slow.chargeUrl }, fast: { kind: 'http', url: fast.chargeUrl } },
-      {
-        quote: {
-          kind: 'http',
-          effect: 'pure',
-          providers: ['slow', 'fast'],
-          hedgeAfterMs: 100,
-          attemptTimeoutMs: 20_000,
-          maxAttempts: 3,
-        },
+  const config = configWith(
+    { slow: { kind: 'http', url: slow.chargeUrl }, fast: { kind: 'http', url: fast.chargeUrl } },
+    {
+      hook: { kind: 'http', providers: ['fast'] },
+      quote: {
+        kind: 'http',
+        effect: 'pure',
+        providers: ['slow', 'fast'],
+        hedgeAfterMs: 100,
+        attemptTimeoutMs: 20_000,
+        maxAttempts: 3,
       },
-      { leaseMs: 5_000, pollMs: 20, graceMs: 1_000 },
-    ),
-  });
+    },
+    { leaseMs: 5_000, pollMs: 20, graceMs: 1_000 },
+  );
+  config.inbox = {
+    sources: {
+      gh: {
+        scheme: 'github',
+        secretEnv: 'ONEJOB_TEST_OTLP_HOOK_SECRET',
+        operation: 'hook',
+        ownerId: 'octo',
+        eventId: 'header:x-github-delivery',
+        unsignedEventId: true,
+      },
+    },
+  };
+  t = await startTestApp({ config });
   await markVerified(t, 'fast', 'quote');
-  t.onejob.attempts.startWorker();
+  await t.onejob.start({ roles: ['worker', 'relay'] });
 });
 
 afterAll(async () => {
@@ -60,6 +76,7 @@ afterAll(async () => {
   await t?.close();
   await stopTracing();
   for (const key of [
+    'ONEJOB_TEST_OTLP_HOOK_SECRET',
     'OTEL_EXPORTER_OTLP_ENDPOINT',
     'OTEL_EXPORTER_OTLP_PROTOCOL',
     'OTEL_SERVICE_NAME',
@@ -141,5 +158,49 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
       const sent = fake.calls().map((c) => c.headers.traceparent);
       expect(sent).toContain(`00-${CLIENT_TRACE}-${call.spanId}-01`);
     }
+  });
+
+  it("a webhook's acceptance and its job's published event join the trace the sender sent", async () => {
+    const trace = '5e0c63257de34c92bf9efcd03927272e';
+    const body = JSON.stringify({ ref: 'refs/heads/main', after: 'abc' });
+    const r = await fetch(`${t.url}/v1/inbox/gh`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'push',
+        'x-github-delivery': 'delivery-1',
+        'x-hub-signature-256': `sha256=${createHmac('sha256', HOOK_SECRET).update(body).digest('hex')}`,
+        traceparent: `00-${trace}-e457b5a2e4d86bd1-01`,
+      },
+      body,
+    });
+    expect(r.status).toBe(202);
+    const { jobId } = (await r.json()) as { jobId: string };
+    const spans = await until(
+      'the inbox and outbox spans to arrive',
+      async () => {
+        await tracing().flush();
+        const got = receiver.spans.filter((s) => s.traceId === trace);
+        return got.some((s) => s.name === 'onejob.outbox.publish onejob.job.created') &&
+          got.some((s) => s.name === 'POST /v1/inbox/:source')
+          ? got
+          : undefined;
+      },
+      20_000,
+    );
+    const server = one(spans, 'server span', (s) => s.name === 'POST /v1/inbox/:source');
+    expect(server.parentSpanId).toBe('e457b5a2e4d86bd1');
+    const accept = one(spans, 'inbox span', (s) => s.name === 'onejob.inbox.accept');
+    expect(accept.parentSpanId).toBe(server.spanId);
+    expect(accept.attributes).toMatchObject({
+      'onejob.inbox.source': 'gh',
+      'onejob.inbox.event_id': 'delivery-1',
+      'onejob.job.id': jobId,
+    });
+    const create = one(spans, 'job creation span', (s) => s.name === 'onejob.job.create');
+    expect(create.parentSpanId).toBe(accept.spanId);
+    const publish = one(spans, 'publish span', (s) => s.name === 'onejob.outbox.publish onejob.job.created');
+    expect(publish).toMatchObject({ kind: SPAN_KIND.producer, parentSpanId: create.spanId });
+    expect(publish.attributes['onejob.event.subject']).toBe(jobId);
   });
 });
