@@ -9,7 +9,6 @@ import { NotificationHub } from './events/notificationHub.js';
 import { archiveJobs } from './jobs/archiveJobs.js';
 import { type CreateJobRequest, type CreateJobResult, createJob } from './jobs/createJob.js';
 import { createJobBatcher } from './jobs/createJobBatcher.js';
-import { endJobSpan, startJobSpan } from './jobs/jobSpan.js';
 import { getJob } from './jobs/getJob.js';
 import {
   type JobDeliveryView,
@@ -17,6 +16,7 @@ import {
   listJobDeliveries,
   listJobEvents,
 } from './jobs/jobHistory.js';
+import { endJobSpan, startJobSpan } from './jobs/jobSpan.js';
 import { type JobView, SETTLED_JOB_STATES } from './jobs/jobView.js';
 import { type JobPage, type ListJobsQuery, listJobs } from './jobs/listJobs.js';
 import type { AnyCodeOperation } from './library/defineOperation.js';

@@ -4,17 +4,17 @@
 // through `settled` (the post-commit seam).
 import { isOnejobError } from '../errors/OnejobError.js';
 import { failpoint } from '../failpoints/failpoints.js';
-import type { Operation } from '../operations/operationRegistry.js';
 import type { TraceSpan } from '../observability/tracing/tracing.js';
+import type { Operation } from '../operations/operationRegistry.js';
 import type { ProviderOutcome } from '../providers/types.js';
 import { type AfterCommit, afterCompletion, afterFailure, afterUnknown } from './afterCommit.js';
+import type { AttemptRow } from './attemptRow.js';
 import {
   endProviderSpan,
   recordAttemptOutcome,
   startAttemptSpan,
   startProviderSpan,
 } from './attemptSpans.js';
-import type { AttemptRow } from './attemptRow.js';
 import { hedgeProvider, providerRotation } from './chooseProvider.js';
 import type { ClaimedAttempt } from './claimJobs.js';
 import { completeAttempt } from './completeAttempt.js';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { withTransaction } from '../db/withTransaction.js';
 import type { InboxDeps } from '../engine/engineDeps.js';
-import { tracing } from '../observability/tracing/tracing.js';
 import { checkCreateRequest } from '../jobs/createJob.js';
+import { tracing } from '../observability/tracing/tracing.js';
 import type { InboxSource } from './inboxSources.js';
 
 export interface VerifiedDelivery {

@@ -4,8 +4,8 @@ import { failpoint } from '../failpoints/failpoints.js';
 import { type ClaimedDelivery, claimOutboxBatch } from './claimOutboxBatch.js';
 import { markPublished, markRefused, markUnavailable, type RefusedDelivery } from './markPublished.js';
 import { type RetryPolicy, retryDelayMs } from './outboxSettings.js';
-import { endPublishSpan, startPublishSpan } from './publishSpan.js';
 import { isPublishError, type Publisher } from './publisher.js';
+import { endPublishSpan, startPublishSpan } from './publishSpan.js';
 
 export interface RelayBatchResult {
   claimed: number;

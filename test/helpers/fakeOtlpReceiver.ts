@@ -76,14 +76,17 @@ function fields(buf: Buffer): Map<number, (bigint | Buffer)[]> {
   while (i < buf.length) {
     const key = Number(varint());
     const [field, wire] = [key >> 3, key & 7];
+    const take = (n: number): Buffer => {
+      const slice = buf.subarray(i, i + n);
+      i += n;
+      return slice;
+    };
     let value: bigint | Buffer;
     if (wire === 0) value = varint();
-    else if (wire === 1) value = buf.subarray(i, (i += 8));
-    else if (wire === 5) value = buf.subarray(i, (i += 4));
-    else if (wire === 2) {
-      const n = Number(varint());
-      value = buf.subarray(i, (i += n));
-    } else throw new Error(`unsupported wire type ${wire}`);
+    else if (wire === 1) value = take(8);
+    else if (wire === 5) value = take(4);
+    else if (wire === 2) value = take(Number(varint()));
+    else throw new Error(`unsupported wire type ${wire}`);
     out.set(field, [...(out.get(field) ?? []), value]);
   }
   return out;
