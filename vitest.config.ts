@@ -19,6 +19,7 @@ export const UNIT_TESTS = [
   'test/http/noSqlInHttpLayer.test.ts',
   'test/inbox/inboxSources.test.ts',
   'test/library/publicTypes.test.ts',
+  'test/observability/tracingNotLoaded.test.ts',
   'test/outbox/outboxConfig.test.ts',
   'test/providers/adapters.test.ts',
   'test/providers/inferenceContract.test.ts',

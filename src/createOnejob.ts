@@ -17,6 +17,7 @@ import {
   listJobDeliveries,
   listJobEvents,
 } from './jobs/jobHistory.js';
+import { endJobSpan, startJobSpan } from './jobs/jobSpan.js';
 import { type JobView, SETTLED_JOB_STATES } from './jobs/jobView.js';
 import { type JobPage, type ListJobsQuery, listJobs } from './jobs/listJobs.js';
 import type { AnyCodeOperation } from './library/defineOperation.js';
@@ -35,6 +36,8 @@ import type {
 } from './library/typedJobs.js';
 import { createLogger } from './observability/createLogger.js';
 import { createMetrics, type Metrics } from './observability/createMetrics.js';
+import { configureTracing } from './observability/tracing/configureTracing.js';
+import { tracing } from './observability/tracing/tracing.js';
 import { OperationRegistry } from './operations/operationRegistry.js';
 import { createProviders } from './providers/createProviders.js';
 
@@ -158,6 +161,8 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
   const logger = options.logger ?? createLogger();
   const metrics = options.metrics ?? createMetrics();
   const ownsPool = !options.pool;
+  // Loads the OpenTelemetry exporter only when an OTLP endpoint is configured (docs/operations.md).
+  configureTracing().catch((error: unknown) => logger.error({ err: error }, 'tracing could not start'));
   if (!options.pool && !options.connectionString)
     throw new TypeError('createOnejob needs a pool or a connectionString');
   const pool = options.pool ?? createPool({ connectionString: options.connectionString!, logger });
@@ -202,16 +207,21 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
     logger,
     metrics,
     jobs: {
-      async create(req, o) {
-        refuseReservedKey(req);
+      async create(request, o) {
+        refuseReservedKey(request);
+        // The job row stores the creation span's traceparent, so its attempts are its children.
+        const span = startJobSpan(request);
+        const req = span.traceparent ? { ...request, traceparent: span.traceparent } : request;
         let result: CreateJobResult;
         try {
           // The caller's transaction decides alone; everything else joins the group commit.
           result = await (o?.tx ? createJob(o.tx, operations, req) : batcher.create(req));
         } catch (error) {
           if (isOnejobError(error, 'idempotency_key_reused')) metrics.idempotencyConflicts.inc();
+          endJobSpan(span, undefined, error);
           throw error;
         }
+        endJobSpan(span, result);
         if (result.replayed) metrics.idempotentReplays.inc({ operation: req.operation });
         else {
           metrics.jobsCreated.inc({ operation: req.operation });
@@ -268,6 +278,7 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
       await onejob.stop();
       for (const fn of closers.reverse()) await fn();
       await wakeups.close();
+      await tracing().flush();
       if (ownsPool) await pool.end();
     },
   };

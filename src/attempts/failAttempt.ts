@@ -19,6 +19,8 @@ export interface FailOptions {
   leaseExpiredOnly?: boolean;
   /** Only if the attempt is in one of these states. */
   from?: readonly ('starting' | 'running' | 'unknown')[];
+  /** A pure operation's provider for each attempt number, so a final failure may fail over (settleJob). */
+  rotation?: readonly string[];
 }
 
 export type FailResult = { failed: true; job: SettleResult } | { failed: false };
@@ -34,7 +36,8 @@ RETURNING n`;
 
 /**
  * Records a definite failure: the provider proved the work was not done (or the call
- * never left). Only then may the job retry, after a backoff, up to maxAttempts.
+ * never left). Only then may the job retry, after a backoff, up to maxAttempts, unless
+ * the failure is final (`error.finalBy`): see settleJob.
  */
 export async function failAttempt(
   db: Queryable,
@@ -66,12 +69,8 @@ export async function failAttempt(
     });
     const operation = operations.get(job.operation);
     if (!operation) return { failed: true, job: { state: job.state, version: job.version, retryAt: null } };
-    const settled = await settleJob(tx, job, operation, {
-      id: attemptId,
-      n,
-      how: 'failed',
-      error: failure.error,
-    });
+    const ended = { id: attemptId, n, how: 'failed' as const, error: failure.error };
+    const settled = await settleJob(tx, job, operation, ended, false, options.rotation);
     return { failed: true, job: settled };
   });
 }

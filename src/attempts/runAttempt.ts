@@ -4,11 +4,18 @@
 // through `settled` (the post-commit seam).
 import { isOnejobError } from '../errors/OnejobError.js';
 import { failpoint } from '../failpoints/failpoints.js';
+import type { TraceSpan } from '../observability/tracing/tracing.js';
 import type { Operation } from '../operations/operationRegistry.js';
 import type { ProviderOutcome } from '../providers/types.js';
 import { type AfterCommit, afterCompletion, afterFailure, afterUnknown } from './afterCommit.js';
 import type { AttemptRow } from './attemptRow.js';
-import { hedgeProvider } from './chooseProvider.js';
+import {
+  endProviderSpan,
+  recordAttemptOutcome,
+  startAttemptSpan,
+  startProviderSpan,
+} from './attemptSpans.js';
+import { hedgeProvider, providerRotation } from './chooseProvider.js';
 import type { ClaimedAttempt } from './claimJobs.js';
 import { completeAttempt } from './completeAttempt.js';
 import { failAttempt } from './failAttempt.js';
@@ -25,6 +32,7 @@ import { settled, track, type WorkerState } from './workerState.js';
 export async function runAttempt(state: WorkerState, claimed: ClaimedAttempt): Promise<void> {
   const { attempt: claimedAttempt, job } = claimed;
   state.held.add(claimedAttempt.id);
+  const span = startAttemptSpan(job.traceparent, claimedAttempt);
   try {
     await failpoint('worker.after_claim');
     const operation = state.deps.operations.get(job.operation);
@@ -53,16 +61,22 @@ export async function runAttempt(state: WorkerState, claimed: ClaimedAttempt): P
       settled(state, await failEarly(state, { ...claimedAttempt, state: 'starting' }, 'not_called', message));
       return;
     }
-    const { outcome, timedOut } = await call(state, attempt, operation, job);
+    const { outcome, timedOut } = await call(state, attempt, operation, job, span);
     await failpoint('worker.after_provider_response');
     if (timedOut)
       await timedOut.catch((error) => state.log.error({ err: error }, 'marking a timeout failed'));
     const effects = await settleOutcome(state, attempt, operation, outcome, timedOut !== undefined, job);
     if (effects) settled(state, effects);
+    recordAttemptOutcome(
+      span,
+      outcome,
+      timedOut && !effects ? { jobId: job.id, outcome: 'unknown' } : effects,
+    );
     const won = outcome.kind === 'success' && effects?.outcome === 'succeeded';
     if (won && operation.effect === 'pure' && operation.abortLosers) abortSiblings(state, attempt);
     if (!effects) await releaseLease(state.deps.pool, attempt.id, state.id);
   } finally {
+    span.end();
     state.held.delete(claimedAttempt.id);
   }
 }
@@ -92,8 +106,10 @@ async function call(
   attempt: AttemptRow,
   operation: Operation,
   job: ClaimedAttempt['job'],
+  span: TraceSpan,
 ): Promise<{ outcome: ProviderOutcome; timedOut: Promise<void> | undefined }> {
   const { pool, operations } = state.deps;
+  const provider = state.deps.providers.get(attempt.provider)!;
   const controller = new AbortController();
   state.calls.set(attempt.id, controller);
   state.callJobs.set(attempt.id, attempt.job_id);
@@ -123,15 +139,17 @@ async function call(
       ? setTimeout(() => track(state, hedge(state, attempt, operation, job)), operation.hedgeAfterMs)
       : undefined;
   let outcome: ProviderOutcome;
+  const client = startProviderSpan(span, provider, attempt);
   try {
-    outcome = await state.deps.providers.get(attempt.provider)!.call({
+    outcome = await provider.call({
       jobId: job.id,
       attemptId: attempt.id,
       attempt: attempt.n,
       operation,
       input: job.input,
       idempotencyKey: job.id,
-      traceparent: job.traceparent,
+      // The adapters send it as `traceparent`: the provider's own spans join the job's trace.
+      traceparent: client.traceparent ?? job.traceparent,
       signal: controller.signal,
     });
   } catch (error) {
@@ -143,6 +161,7 @@ async function call(
     state.calls.delete(attempt.id);
     state.callJobs.delete(attempt.id);
   }
+  endProviderSpan(client, outcome);
   return { outcome, timedOut };
 }
 
@@ -186,7 +205,12 @@ async function settleOutcome(
   }
   // For a pure operation an ambiguous answer is as good as a failure: retrying has no side effect.
   if (outcome.kind === 'failure' || operation.effect === 'pure') {
-    const failed = await failAttempt(pool, operations, attempt.id, outcome, { from: ['running', 'unknown'] });
+    // A pure job may fail over from a provider that failed it for good: settleJob needs the rotation.
+    const rotation = operation.effect === 'pure' ? await providerRotation(state.deps, operation) : undefined;
+    const failed = await failAttempt(pool, operations, attempt.id, outcome, {
+      from: ['running', 'unknown'],
+      ...(rotation ? { rotation } : {}),
+    });
     const fields = { ...tag, error: outcome.error, job: failed.failed ? failed.job : undefined };
     return {
       ...afterFailure(attempt.job_id, failed),

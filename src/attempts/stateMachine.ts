@@ -91,6 +91,8 @@ export interface SettleInput {
   ended: 'failed' | 'unknown' | 'abandoned';
   attemptCount: number;
   maxAttempts: number;
+  /** No retry may follow (a failure that is final, and no other provider to fail over to). */
+  final?: boolean;
 }
 
 export interface Settlement {
@@ -103,13 +105,14 @@ export interface Settlement {
  * What the job does when one attempt ends without a result. Only a definite ending
  * (failed, or abandoned by a person) frees an exclusive job for a retry; an unknown one
  * blocks it. A pure job (no side effect) may retry past unknown attempts, whose late
- * result can still win the compare-and-swap.
+ * result can still win the compare-and-swap. A final failure takes the retry away: the
+ * job fails, or waits for its unknown siblings as it would with no attempts left.
  */
 export function settleAfterAttempt(s: SettleInput): Settlement {
   if (s.othersRunning > 0) return { state: 'running', retry: false };
   if (s.exclusive && (s.ended === 'unknown' || s.othersUnknown > 0))
     return { state: 'unknown', retry: false };
-  if (s.attemptCount < s.maxAttempts) return { state: 'queued', retry: true };
+  if (s.attemptCount < s.maxAttempts && s.final !== true) return { state: 'queued', retry: true };
   if (s.ended === 'unknown' || s.othersUnknown > 0) return { state: 'unknown', retry: false };
   return { state: 'failed', retry: false };
 }

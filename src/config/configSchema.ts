@@ -97,6 +97,14 @@ export const operationSchema = {
     hedgeAfterMs: { type: 'integer', minimum: 1 },
     abortLosers: { type: 'boolean' },
     maxAttempts: { type: 'integer', minimum: 1, maximum: 100 },
+    // Answers of an `http` provider that no retry can turn around (a declined card, an
+    // unknown account): the job fails at once. Only definite 4xx answers qualify; the
+    // ambiguous ones (408, 409, 425, 429) may have been acted on and stay unknown.
+    permanentStatuses: {
+      type: 'array',
+      uniqueItems: true,
+      items: { type: 'integer', minimum: 400, maximum: 499, not: { enum: [408, 409, 425, 429] } },
+    },
     retry: {
       type: 'object',
       additionalProperties: false,

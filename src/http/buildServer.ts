@@ -10,6 +10,7 @@ import { isAdminToken } from './adminToken.js';
 import { answerClientError } from './answerClientError.js';
 import type { ApiKeys } from './apiKeys.js';
 import { errorHandler } from './errorHandler.js';
+import { endRequestSpan, startRequestSpan } from './requestSpan.js';
 import { attemptsRoutes } from './routes/attemptsRoutes.js';
 import { healthRoutes } from './routes/healthRoutes.js';
 import { inboxEventsRoutes } from './routes/inboxEventsRoutes.js';
@@ -99,6 +100,7 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
     ),
   );
 
+  app.addHook('onRequest', async (request) => startRequestSpan(request));
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     if (
@@ -130,6 +132,7 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   });
 
   app.addHook('onResponse', async (request, reply) => {
+    endRequestSpan(request, reply);
     onejob.metrics.httpDuration.observe(
       {
         method: request.method,

@@ -1,5 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import type { TraceSpan } from '../observability/tracing/tracing.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -7,6 +8,8 @@ declare module 'fastify' {
     ownerId?: string;
     /** Fields a route adds to the one log line written per request (in onResponse). */
     logFields?: Record<string, unknown>;
+    /** The request's server span while traces are exported (requestSpan.ts). */
+    span?: TraceSpan;
   }
 }
 
@@ -31,10 +34,13 @@ function randomHex24(): string {
 const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /**
- * The W3C traceparent of the request, or a new one: every intent gets a trace id that
- * its events and provider calls carry, so it can be followed across systems.
+ * The W3C traceparent of the request (its server span's, when traces are exported), or a
+ * new one: every intent gets a trace id that its events and provider calls carry, so it
+ * can be followed across systems.
  */
 export function traceparentOf(request: FastifyRequest): string {
+  // When traces are exported, the request's span is the parent of what the request starts.
+  if (request.span?.traceparent) return request.span.traceparent;
   const header = request.headers.traceparent;
   if (typeof header === 'string' && TRACEPARENT.test(header) && !/^00-0{32}-/.test(header)) return header;
   const hex = randomHex24();

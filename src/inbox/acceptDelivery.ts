@@ -3,6 +3,7 @@ import { withTransaction } from '../db/withTransaction.js';
 import type { InboxDeps } from '../engine/engineDeps.js';
 import { checkCreateRequest } from '../jobs/createJob.js';
 import { engineJobRequest } from '../jobs/idempotencyKey.js';
+import { tracing } from '../observability/tracing/tracing.js';
 import type { InboxSource } from './inboxSources.js';
 
 export interface VerifiedDelivery {
@@ -78,6 +79,27 @@ export function inboxJobKey(source: string, eventId: string): string {
  * ```
  */
 export async function acceptDelivery(onejob: InboxDeps, delivery: VerifiedDelivery): Promise<DeliveryAnswer> {
+  const span = tracing().start('onejob.inbox.accept', {
+    parent: delivery.traceparent,
+    attributes: { 'onejob.inbox.source': delivery.source.name, 'onejob.inbox.event_id': delivery.eventId },
+  });
+  try {
+    const answer = await accept(onejob, delivery, span.traceparent ?? delivery.traceparent ?? null);
+    span.set({ 'onejob.job.id': answer.body.jobId, 'onejob.inbox.replayed': answer.replayed });
+    return answer;
+  } catch (error) {
+    span.fail(error instanceof Error ? error.message : String(error));
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+async function accept(
+  onejob: InboxDeps,
+  delivery: VerifiedDelivery,
+  traceparent: string | null,
+): Promise<DeliveryAnswer> {
   const { source, eventId } = delivery;
   // The one caller allowed the reserved inbox: key prefix.
   const jobRequest = engineJobRequest({
@@ -85,7 +107,7 @@ export async function acceptDelivery(onejob: InboxDeps, delivery: VerifiedDelive
     idempotencyKey: inboxJobKey(source.name, eventId),
     operation: source.operation,
     input: delivery.input,
-    traceparent: delivery.traceparent ?? null,
+    traceparent,
   });
   // Refuse bad input before claiming the event, so a refusal writes nothing.
   checkCreateRequest(onejob.operations, jobRequest);

@@ -88,7 +88,18 @@ export function createCodeProvider(
       return { kind: 'success', result: json };
     } catch (error) {
       if (isDefiniteFailure(error)) {
-        return { kind: 'failure', error: { ...error.details, code: error.code, message: error.message } };
+        // `retryable` is read as a property so a failure thrown by another copy of the package counts too.
+        const final = (error as { retryable?: unknown }).retryable === false;
+        const { finalBy: _notFromDetails, ...details } = error.details ?? {};
+        return {
+          kind: 'failure',
+          error: {
+            ...details,
+            code: error.code,
+            message: error.message,
+            ...(final ? { finalBy: 'retryable_false' as const } : {}),
+          },
+        };
       }
       const aborted = controller.signal.aborted;
       log.warn({ err: error, aborted }, 'run threw: outcome unknown unless the operation is pure');

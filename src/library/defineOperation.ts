@@ -27,6 +27,7 @@ export interface RunContext<I> {
    * compare-and-swap and is discarded if the attempt can no longer win.
    */
   signal: AbortSignal;
+  /** W3C trace context of the job; with traces exported, that of this attempt's provider call span. */
   traceparent: string | null;
   logger: Logger;
 }

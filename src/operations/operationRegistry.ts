@@ -19,6 +19,8 @@ export interface Operation {
   /** Abort sibling calls still open once an attempt wins (pure operations only). */
   abortLosers: boolean;
   retry: { baseDelayMs: number; maxDelayMs: number };
+  /** HTTP statuses of an `http` provider that end the job at once (empty: none). */
+  permanentStatuses: readonly number[];
   config: OperationConfig | undefined;
   /** Problems with `input`, empty when it is acceptable. */
   checkInput(input: unknown): InputProblem[];
@@ -63,6 +65,7 @@ export function operationFromConfig(name: string, config: OperationConfig, ajv =
       baseDelayMs: config.retry?.baseDelayMs ?? OPERATION_DEFAULTS.retry.baseDelayMs,
       maxDelayMs: config.retry?.maxDelayMs ?? OPERATION_DEFAULTS.retry.maxDelayMs,
     },
+    permanentStatuses: config.permanentStatuses ?? [],
     config,
     checkInput(input) {
       if (validate && !validate(input)) {

@@ -5,6 +5,7 @@ import { type ClaimedDelivery, claimOutboxBatch } from './claimOutboxBatch.js';
 import { markPublished, markRefused, markUnavailable, type RefusedDelivery } from './markPublished.js';
 import { type RetryPolicy, retryDelayMs } from './outboxSettings.js';
 import { isPublishError, type Publisher } from './publisher.js';
+import { endPublishSpan, startPublishSpan } from './publishSpan.js';
 
 export interface RelayBatchResult {
   claimed: number;
@@ -57,11 +58,14 @@ export async function relayBatch(
           untried.push(...run.slice(i).map((d) => d.id));
           return;
         }
+        const span = startPublishSpan(publisher.name, delivery);
         try {
           const receipt = await publisher.publish(delivery);
+          endPublishSpan(span, receipt.duplicate);
           published.push(delivery.id);
           if (receipt.duplicate) result.duplicates.push(delivery.id);
         } catch (error) {
+          endPublishSpan(span, undefined, error);
           if (isPublishError(error) && error.unavailable) {
             result.unavailable ??= error;
             untried.push(...run.slice(i).map((d) => d.id));

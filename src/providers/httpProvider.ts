@@ -112,8 +112,15 @@ function parse(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
-/** Classifies an HTTP answer as contract section 3 says. */
-export function classifyAnswer(answer: RawAnswer, costMicros?: number): ProviderOutcome {
+/**
+ * Classifies an HTTP answer as contract section 3 says. A definite failure whose status
+ * the operation lists in `permanentStatuses` is final: no retry follows.
+ */
+export function classifyAnswer(
+  answer: RawAnswer,
+  costMicros?: number,
+  permanentStatuses: readonly number[] = [],
+): ProviderOutcome {
   const cost = costMicros !== undefined ? { costMicros } : {};
   const body = parse(answer.text);
   const detail = body.ok ? body.value : answer.text.slice(0, 2000);
@@ -133,8 +140,10 @@ export function classifyAnswer(answer: RawAnswer, costMicros?: number): Provider
     message: `provider answered HTTP ${answer.status}`,
     body: detail,
   };
-  if (answer.status >= 400 && answer.status < 500 && !AMBIGUOUS_4XX.has(answer.status))
+  if (answer.status >= 400 && answer.status < 500 && !AMBIGUOUS_4XX.has(answer.status)) {
+    if (permanentStatuses.includes(answer.status)) error.finalBy = 'permanent_status';
     return { kind: 'failure', error, ...cost };
+  }
   return { kind: 'unknown', error, ...cost };
 }
 
@@ -167,7 +176,7 @@ export function createHttpProvider(name: string, config: HttpProviderConfig): Pr
       );
       if (sent.kind === 'not_sent') return { kind: 'failure', error: sent.error };
       if (sent.kind === 'lost') return { kind: 'unknown', error: sent.error };
-      return classifyAnswer(sent.answer, perCall);
+      return classifyAnswer(sent.answer, perCall, call.operation.permanentStatuses);
     },
   };
   if (config.statusUrl) {
@@ -184,7 +193,7 @@ export function createHttpProvider(name: string, config: HttpProviderConfig): Pr
       if (sent.kind !== 'answer') return { kind: 'unknown', error: sent.error };
       // 404: no request with this key ever arrived. Otherwise the answer reads like the original one.
       if (sent.answer.status === 404) return { kind: 'not_found' };
-      return classifyAnswer(sent.answer);
+      return classifyAnswer(sent.answer, undefined, call.operation.permanentStatuses);
     };
   }
   return provider;

@@ -11,10 +11,19 @@ export interface Usage {
   estimated?: boolean;
 }
 
+/**
+ * Why a failure is final, so no retry follows: the code threw `DefiniteFailure` with
+ * `retryable: false`, or an `http` provider answered a status in the operation's
+ * `permanentStatuses`.
+ */
+export type FinalBy = 'retryable_false' | 'permanent_status';
+
 export interface AttemptError {
   /** Stable machine code, e.g. `timeout`, `http_500`, `connection_refused`, `output_contract_violation`. */
   code: string;
   message: string;
+  /** Set on a definite failure that no retry can turn around (see FinalBy). */
+  finalBy?: FinalBy;
   [detail: string]: unknown;
 }
 

@@ -124,6 +124,32 @@ describe('attempt state machine', () => {
     ).toBeNull();
   });
 
+  it('a final failure takes the retry away, yet waits for a running sibling and for unknown ones', () => {
+    const base = { exclusive: false, othersRunning: 0, othersUnknown: 0, attemptCount: 1, maxAttempts: 3 };
+    expect(settleAfterAttempt({ ...base, ended: 'failed', final: true })).toEqual({
+      state: 'failed',
+      retry: false,
+    });
+    expect(settleAfterAttempt({ ...base, ended: 'failed', final: false })).toEqual({
+      state: 'queued',
+      retry: true,
+    });
+    // A hedge still running may win: the job keeps running.
+    expect(settleAfterAttempt({ ...base, ended: 'failed', final: true, othersRunning: 1 })).toEqual({
+      state: 'running',
+      retry: false,
+    });
+    // An unknown sibling's late result may still win: the job waits as it would with no attempts left.
+    expect(settleAfterAttempt({ ...base, ended: 'failed', final: true, othersUnknown: 1 })).toEqual({
+      state: 'unknown',
+      retry: false,
+    });
+    expect(settleAfterAttempt({ ...base, exclusive: true, ended: 'failed', final: true })).toEqual({
+      state: 'failed',
+      retry: false,
+    });
+  });
+
   it('backoff grows exponentially, stays within its cap and is jittered', () => {
     const retry = { baseDelayMs: 100, maxDelayMs: 1_000 };
     expect(backoffMs(1, retry, () => 0)).toBe(50);

@@ -16,7 +16,7 @@ const charge = defineOperation('charge', {
     additionalProperties: false,
     properties: {
       amount: { type: 'integer', minimum: 1 },
-      mode: { enum: ['ok', 'declined-once', 'crash', 'hang'] },
+      mode: { enum: ['ok', 'declined-once', 'declined-always', 'declined-final', 'crash', 'hang'] },
     },
   },
   attemptTimeoutMs: 5_000,
@@ -29,6 +29,10 @@ const charge = defineOperation('charge', {
         code: 'card_declined',
         details: { declineCode: 'insufficient_funds' },
       });
+    if (ctx.input.mode === 'declined-always')
+      throw new DefiniteFailure('card declined', { code: 'card_declined' });
+    if (ctx.input.mode === 'declined-final')
+      throw new DefiniteFailure('card declined', { code: 'card_declined', retryable: false });
     if (ctx.input.mode === 'crash') throw new Error('socket hang up after the request was sent');
     if (ctx.input.mode === 'hang') {
       await new Promise<void>((resolve) =>
@@ -86,6 +90,37 @@ describe('operations written as code', () => {
       message: 'card declined',
     });
     expect(seen.filter((s) => s.jobId === job.id).map((s) => s.key)).toEqual([job.id, job.id]);
+  });
+
+  it('a DefiniteFailure with retryable: false fails the job after exactly one attempt', async () => {
+    const { job } = await lib.onejob.jobs.create({
+      ownerId: 'shop',
+      idempotencyKey: 'declined-final-1',
+      operation: 'charge',
+      input: { amount: 900, mode: 'declined-final' },
+    });
+    const done = await settled(job.id);
+    expect(done.state).toBe('failed');
+    expect(done.attempts.map((a) => a.state)).toEqual(['failed']);
+    expect(seen.filter((s) => s.jobId === job.id)).toHaveLength(1);
+    expect(done.error).toMatchObject({
+      code: 'failed_permanently',
+      finalBy: 'retryable_false',
+      lastError: { code: 'card_declined', finalBy: 'retryable_false' },
+    });
+  });
+
+  it('a DefiniteFailure without retryable: false is retried up to maxAttempts', async () => {
+    const { job } = await lib.onejob.jobs.create({
+      ownerId: 'shop',
+      idempotencyKey: 'declined-always-1',
+      operation: 'charge',
+      input: { amount: 900, mode: 'declined-always' },
+    });
+    const done = await settled(job.id);
+    expect(done.state).toBe('failed');
+    expect(done.attempts.map((a) => a.state)).toEqual(['failed', 'failed', 'failed']);
+    expect(done.error).toMatchObject({ code: 'attempts_exhausted', finalBy: 'max_attempts' });
   });
 
   it('any other error is an unknown outcome for an exclusive operation, and blocks a new attempt', async () => {

@@ -78,6 +78,16 @@ describe('provider configuration', () => {
       '/operations/summarize/providers/1',
     ],
     [
+      'an ambiguous status (409) in permanentStatuses: the provider may have acted on it',
+      (c: Loose) => (c.operations.summarize.permanentStatuses = [402, 409]),
+      '/operations/summarize/permanentStatuses/1',
+    ],
+    [
+      'a 5xx in permanentStatuses',
+      (c: Loose) => (c.operations.summarize.permanentStatuses = [503]),
+      '/operations/summarize/permanentStatuses/0',
+    ],
+    [
       'an inference operation without a prompt',
       (c: Loose) => delete c.operations.summarize.prompt,
       '/operations/summarize/prompt',
