@@ -122,7 +122,9 @@ describe('webhook inbox', () => {
       // A loaded machine can take a while to get both there; the bound only stops a hang.
       const deadline = Date.now() + 90_000;
       for (;;) {
-        const { rows } = await gate.query<{ locktype: string }>(
+        // Polled outside the gate's transaction: pg_stat_activity is a snapshot taken once
+        // per transaction, so a backend that connects later would never show up inside it.
+        const { rows } = await t.onejob.pool.query<{ locktype: string }>(
           `SELECT l.locktype FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
            WHERE NOT l.granted AND a.datname = current_database() ORDER BY l.locktype`,
         );
