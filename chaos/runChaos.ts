@@ -9,17 +9,32 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { validateConfig } from '../src/config/loadConfig.js';
 import { type CheckReport, checkHistory } from './checker/checkHistory.js';
-import { chaosConfig, WEBHOOK_SECRET_ENV, WEBHOOK_SOURCE } from './cluster/chaosConfig.js';
+import { contractHash } from '../src/providers/verification/contractHash.js';
+import {
+  ADMIN_TOKEN_ENV,
+  ATTEMPT_TIMEOUT_MS,
+  chaosConfig,
+  HEDGE_AFTER_MS,
+  INFERENCE_OPERATIONS,
+  WEBHOOK_SECRET_ENV,
+  WEBHOOK_SOURCE,
+} from './cluster/chaosConfig.js';
 import { sleep } from './cluster/freePort.js';
 import { type OnejobFleet, startOnejobFleet } from './cluster/onejobFleet.js';
 import { resilientPool } from './cluster/resilientPool.js';
 import { type ChaosDatabase, startDatabase } from './cluster/startDatabase.js';
+import {
+  BACKUP_LLM,
+  type FakeInferenceProvider,
+  startFakeInferenceProvider,
+  UNVERIFIED_LLM,
+} from './cluster/startFakeInferenceProvider.js';
 import { type FakePaymentProvider, startFakePaymentProvider } from './cluster/startFakePaymentProvider.js';
 import { type NatsCluster, startNatsCluster } from './cluster/startNatsCluster.js';
 import { buildFaultSchedule, type Role } from './faults/buildFaultSchedule.js';
 import { runFaults } from './faults/runFaults.js';
 import { takeSnapshot } from './history/takeSnapshot.js';
-import type { ChaosHistory, DbSnapshot, Features } from './history/types.js';
+import type { ChaosHistory, DbSnapshot, Features, OperationContract } from './history/types.js';
 import { httpCall } from './load/httpCall.js';
 import { type EventConsumer, runEventConsumer } from './load/runEventConsumer.js';
 import { API_KEYS, OWNERS, runLoadClients } from './load/runLoadClients.js';
@@ -41,6 +56,10 @@ export interface ChaosOptions {
   thinkMs?: number;
   /** Faults to inject; `false` runs load only (the scale runs). */
   faults?: boolean;
+  /** Pure inference operations in the load (default true). */
+  inference?: boolean;
+  /** Share of job intents that are inference jobs (default 0.35). */
+  inferenceShare?: number;
   resultsDir?: string;
   log?: (line: string) => void;
 }
@@ -65,6 +84,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
   let db: ChaosDatabase | undefined;
   let nats: NatsCluster | undefined;
   let provider: FakePaymentProvider | undefined;
+  let models: FakeInferenceProvider | undefined;
   let fleet: OnejobFleet | undefined;
   let consumer: EventConsumer | undefined;
   let pool: pg.Pool | undefined;
@@ -73,7 +93,21 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     db = await startDatabase(databaseKind, dir);
     nats = await startNatsCluster(dir);
     provider = await startFakePaymentProvider('pay', createRng(o.seed + 1));
-    const config = chaosConfig({ providerUrl: provider.url, natsUrl: nats.urls[0]!, stream: nats.stream });
+    if (o.inference !== false)
+      models = await startFakeInferenceProvider(createRng(o.seed + 2), {
+        slowShare: 0.25,
+        silentShare: 0.08,
+        // Past the hedge delay, within the deadline: the hedge and the primary race.
+        slowMs: { minMs: HEDGE_AFTER_MS + 50, maxMs: ATTEMPT_TIMEOUT_MS - 200 },
+        lateMs: { minMs: ATTEMPT_TIMEOUT_MS + 100, maxMs: ATTEMPT_TIMEOUT_MS + 800 },
+      });
+    const config = chaosConfig({
+      providerUrl: provider.url,
+      natsUrl: nats.urls[0]!,
+      stream: nats.stream,
+      ...(models ? { inferenceBaseUrl: models.baseUrl } : {}),
+    });
+    const adminToken = randomBytes(24).toString('hex');
     const configPath = join(dir, 'onejob.json');
     writeFileSync(configPath, JSON.stringify(config, null, 2));
     const env: Record<string, string> = {
@@ -82,6 +116,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       DATABASE_URL: db.url,
       ONEJOB_API_KEYS: API_KEYS,
       [WEBHOOK_SECRET_ENV]: webhookSecret,
+      [ADMIN_TOKEN_ENV]: adminToken,
     };
     log(`starting onejob processes ${JSON.stringify(processes)}`);
     fleet = await startOnejobFleet({ counts: processes, env, configPath, cwd: dir });
@@ -96,6 +131,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       features: { worker: false, relay: false, consumerHelper: consumer.helper, inbox: false, ledger: false },
       calls: [],
       providerRequests: provider.requests,
+      inferenceRequests: models?.requests ?? [],
+      contracts: [],
       deliveries: consumer.deliveries,
       faults: [],
       rolledBack: [],
@@ -108,6 +145,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       ...(await detectFeatures(apis()[0]!, pool, consumer, record, log)),
     };
     validateConfig(structuredClone(config), 'chaos config', env);
+    if (models) {
+      history.contracts = await verifyFallbacks(apis()[0]!, config, adminToken, log);
+      history.features.inference = true;
+    }
 
     const load = runLoadClients({
       seed: o.seed,
@@ -119,6 +160,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       config,
       record,
       recordRollback: (owner, key) => history.rolledBack.push({ owner, key }),
+      ...(models ? { inferenceOperations: Object.keys(INFERENCE_OPERATIONS) } : {}),
+      ...(o.inferenceShare !== undefined ? { inferenceShare: o.inferenceShare } : {}),
       ...(o.thinkMs !== undefined ? { thinkMs: o.thinkMs } : {}),
     });
     history.startedAt = Date.now();
@@ -131,12 +174,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
             processes,
             natsNodes: 3,
             postgresRestart: db.restart !== undefined,
+            postgresStall: db.stall !== undefined,
+            inference: models !== undefined,
           });
     log(`fault phase: ${Math.round(o.faultMs / 1000)} s, ${plan.length} faults planned`);
     const faultsEnd = history.startedAt + o.faultMs;
     history.faults = await runFaults(
       plan,
-      { fleet, nats, db, provider, log },
+      { fleet, nats, db, provider, ...(models ? { models } : {}), log },
       history.startedAt,
       faultsEnd,
       () => false,
@@ -188,9 +233,48 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     await fleet?.stop().catch(() => undefined);
     await nats?.stop().catch(() => undefined);
     await provider?.close().catch(() => undefined);
+    await models?.close().catch(() => undefined);
     await db?.close().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Verifies every fallback of the inference operations through the API, as an operator
+ * would before the load starts: the backup must pass and the unverified provider must
+ * fail (its answers break the contract while it is verified). Returns the contract hash
+ * of each (operation, provider), which the checker judges verifications by.
+ */
+async function verifyFallbacks(
+  api: { name: string; url: string },
+  config: ReturnType<typeof chaosConfig>,
+  adminToken: string,
+  log: (line: string) => void,
+): Promise<OperationContract[]> {
+  const contracts: OperationContract[] = [];
+  for (const [operation, providers] of Object.entries(INFERENCE_OPERATIONS)) {
+    const op = config.operations[operation]!;
+    const contractHashes: Record<string, string> = {};
+    for (const name of providers) {
+      contractHashes[name] = contractHash(op, config.providers[name]!);
+      if (name === providers[0]) continue;
+      const res = await fetch(`${api.url}/v1/providers/${name}/verify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ operation }),
+        signal: AbortSignal.timeout(30_000),
+      });
+      const report = (await res.json()) as { status?: string; summary?: string };
+      const want = name === BACKUP_LLM ? 'verified' : name === UNVERIFIED_LLM ? 'failed' : undefined;
+      log(`verification of ${name} for ${operation}: ${res.status} ${report.status ?? ''}`);
+      if (want && report.status !== want)
+        throw new Error(
+          `verification of ${name} for ${operation} is ${report.status}, expected ${want}: ${report.summary}`,
+        );
+    }
+    contracts.push({ operation, providers: [...providers], contractHashes });
+  }
+  return contracts;
 }
 
 /**
@@ -317,8 +401,18 @@ async function settle(
     let open = 0;
     let unseen = 0;
     try {
+      // Finished attempts whose cost the poster (in the worker) has not put in the ledger yet.
+      if (features.ledger)
+        open += Number(
+          (
+            await pool.query(
+              `SELECT count(*) AS n FROM onejob.attempts WHERE cost_micros > 0 AND cost_posted_at IS NULL
+                 AND state IN ('succeeded', 'failed', 'lost_race', 'abandoned')`,
+            )
+          ).rows[0].n,
+        );
       if (features.worker)
-        open = Number(
+        open += Number(
           (await pool.query(`SELECT count(*) AS n FROM onejob.jobs WHERE state IN ('queued', 'running')`))
             .rows[0].n,
         );

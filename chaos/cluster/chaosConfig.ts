@@ -1,14 +1,68 @@
 // The onejob configuration a chaos run serves: one exclusive `charge` operation on the
-// fake payment provider, short timeouts and leases so faults resolve within the run, the
-// NATS cluster as publisher, and a signed webhook source.
-import type { OnejobConfig } from '../../src/config/types.js';
+// fake payment provider, two pure inference operations on the fake model providers (with
+// hedges, a verified fallback and a fallback that fails verification), short timeouts and
+// leases so faults resolve within the run, the NATS cluster as publisher, and a signed
+// webhook source.
+import type { OnejobConfig, OperationConfig, OpenAiProviderConfig } from '../../src/config/types.js';
+import { BACKUP_LLM, PRIMARY_LLM, UNVERIFIED_LLM } from './startFakeInferenceProvider.js';
 
 export const WEBHOOK_SOURCE = 'payments';
 export const WEBHOOK_OWNER = 'acme';
 export const WEBHOOK_SECRET_ENV = 'CHAOS_WEBHOOK_SECRET';
 export const ATTEMPT_TIMEOUT_MS = 1_500;
+export const HEDGE_AFTER_MS = 300;
+export const GRACE_MS = 1_000;
+export const ADMIN_TOKEN_ENV = 'ONEJOB_ADMIN_TOKEN';
+/** Pure operations: `summarize` hedges to the verified backup; `classify` lists the unverified provider first among the fallbacks, so the gate decides every hedge and retry. */
+export const INFERENCE_OPERATIONS = {
+  summarize: [PRIMARY_LLM, BACKUP_LLM, UNVERIFIED_LLM],
+  classify: [PRIMARY_LLM, UNVERIFIED_LLM, BACKUP_LLM],
+} as const;
 
-export function chaosConfig(o: { providerUrl: string; natsUrl: string; stream: string }): OnejobConfig {
+function llm(baseUrl: string, model: string): OpenAiProviderConfig {
+  return {
+    kind: 'openai-compatible',
+    baseUrl,
+    model,
+    // A known tokenizer: verification checks the prompt, and an aborted call's cost is estimated.
+    tokenizer: 'o200k_base',
+    contextWindow: 8_192,
+    prices: { inputPerMillionMicros: 1_000_000, outputPerMillionMicros: 4_000_000 },
+  };
+}
+
+function inferenceOperation(providers: readonly string[]): OperationConfig {
+  return {
+    kind: 'inference.chat',
+    providers: [...providers],
+    effect: 'pure',
+    attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
+    hedgeAfterMs: HEDGE_AFTER_MS,
+    maxAttempts: 4,
+    retry: { baseDelayMs: 50, maxDelayMs: 500 },
+    inputSchema: {
+      type: 'object',
+      required: ['text'],
+      properties: { text: { type: 'string', minLength: 1, maxLength: 200 } },
+    },
+    prompt: { system: 'Answer in JSON.', user: 'Summarize: {{text}}' },
+    outputSchema: {
+      type: 'object',
+      required: ['summary', 'answerId'],
+      properties: { summary: { type: 'string' }, answerId: { type: 'string' } },
+    },
+    contract: { fixtures: [{ input: { text: 'one job per intent' } }] },
+  };
+}
+
+export function chaosConfig(o: {
+  providerUrl: string;
+  natsUrl: string;
+  stream: string;
+  /** The fake model providers' base URL per provider name; no inference operations without it. */
+  inferenceBaseUrl?: (provider: string) => string;
+}): OnejobConfig {
+  const inference = o.inferenceBaseUrl;
   return {
     providers: {
       pay: {
@@ -17,8 +71,24 @@ export function chaosConfig(o: { providerUrl: string; natsUrl: string; stream: s
         idempotent: true,
         statusUrl: `${o.providerUrl}/charge/{key}`,
       },
+      ...(inference
+        ? Object.fromEntries(
+            [PRIMARY_LLM, BACKUP_LLM, UNVERIFIED_LLM].map((name) => [
+              name,
+              llm(inference(name), `${name}-model`),
+            ]),
+          )
+        : {}),
     },
     operations: {
+      ...(inference
+        ? Object.fromEntries(
+            Object.entries(INFERENCE_OPERATIONS).map(([name, providers]) => [
+              name,
+              inferenceOperation(providers),
+            ]),
+          )
+        : {}),
       charge: {
         kind: 'http',
         providers: ['pay'],
@@ -44,6 +114,6 @@ export function chaosConfig(o: { providerUrl: string; natsUrl: string; stream: s
         },
       },
     },
-    worker: { leaseMs: 2_000, pollMs: 100, graceMs: 1_000 },
+    worker: { leaseMs: 2_000, pollMs: 100, graceMs: GRACE_MS },
   } as OnejobConfig;
 }

@@ -33,6 +33,10 @@ export interface LoadOptions {
   recordRollback: (owner: string, key: string) => void;
   /** Pause between a client's intents. */
   thinkMs?: number;
+  /** Pure inference operations to create jobs for, when the build runs them (hedges, fallbacks). */
+  inferenceOperations?: readonly string[];
+  /** Share of job intents that go to an inference operation (default 0.35). */
+  inferenceShare?: number;
 }
 
 export interface LoadClients {
@@ -63,7 +67,14 @@ export function runLoadClients(o: LoadOptions): LoadClients {
   async function intent(client: string, rng: Rng, i: number) {
     const who = rng.pick(OWNERS);
     const key = `${client}-k${i}`;
-    const body = JSON.stringify({ operation: 'charge', input: { amount: rng.int(1, 10_000) } });
+    const inference = o.inferenceOperations ?? [];
+    const pure = inference.length > 0 && rng.chance(o.inferenceShare ?? 0.35);
+    const body = pure
+      ? JSON.stringify({
+          operation: rng.pick(inference),
+          input: { text: `intent ${key} ${rng.int(1, 1e6)}` },
+        })
+      : JSON.stringify({ operation: 'charge', input: { amount: rng.int(1, 10_000) } });
     const post = (target: { name: string; url: string }, b = body) =>
       httpCall(
         {
