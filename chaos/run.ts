@@ -1,4 +1,4 @@
-// npm run chaos -- [--duration 10m] [--seed N] [--calm 30s] [--api 2 --workers 2 --relays 1]
+// npm run chaos -- [--duration 10m] [--seed N] [--calm 30s] [--api 2 --workers 2 --relays 1 --library 1]
 //                  [--database embedded|system] [--clients 6] [--scale]
 // Runs the chaos harness (or, with --scale, the worker scale-out runs) and exits non-zero
 // on any violation, printing the seed to replay.
@@ -67,6 +67,7 @@ try {
     processes,
     database,
     clients: Number(a.get('clients') ?? 6),
+    library: Number(a.get('library') ?? 1),
     resultsDir,
   });
   if (outcome.resultFile) process.stdout.write(`results: ${outcome.resultFile}\n`);

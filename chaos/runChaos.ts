@@ -56,6 +56,8 @@ export interface ChaosOptions {
   thinkMs?: number;
   /** Faults to inject; `false` runs load only (the scale runs). */
   faults?: boolean;
+  /** Library-mode processes running a code operation (default 1). */
+  library?: number;
   /** Pure inference operations in the load (default true). */
   inference?: boolean;
   /** Share of job intents that are inference jobs (default 0.35). */
@@ -118,8 +120,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       [WEBHOOK_SECRET_ENV]: webhookSecret,
       [ADMIN_TOKEN_ENV]: adminToken,
     };
-    log(`starting onejob processes ${JSON.stringify(processes)}`);
-    fleet = await startOnejobFleet({ counts: processes, env, configPath, cwd: dir });
+    log(`starting onejob processes ${JSON.stringify({ ...processes, library: o.library ?? 1 })}`);
+    const library = o.library ?? 1;
+    fleet = await startOnejobFleet({ counts: { ...processes, library }, env, configPath, cwd: dir });
     pool = resilientPool(db.url, 3);
     consumer = await runEventConsumer({ natsUrls: nats.urls, stream: nats.stream, databaseUrl: db.url });
 
@@ -140,6 +143,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     const record = history.calls.push.bind(history.calls);
     const liveFleet = fleet;
     const apis = () => liveFleet.apis().map((m) => ({ name: m.name, url: m.url! }));
+    const libraries = () => liveFleet.libraries().map((m) => ({ name: m.name, url: m.url! }));
     history.features = {
       ...history.features,
       ...(await detectFeatures(apis()[0]!, pool, consumer, record, log)),
@@ -149,6 +153,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       history.contracts = await verifyFallbacks(apis()[0]!, config, adminToken, log);
       history.features.inference = true;
     }
+    history.features.library = library > 0;
 
     const load = runLoadClients({
       seed: o.seed,
@@ -161,6 +166,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       record,
       recordRollback: (owner, key) => history.rolledBack.push({ owner, key }),
       ...(models ? { inferenceOperations: Object.keys(INFERENCE_OPERATIONS) } : {}),
+      ...(library > 0 ? { libraries } : {}),
       ...(o.inferenceShare !== undefined ? { inferenceShare: o.inferenceShare } : {}),
       ...(o.thinkMs !== undefined ? { thinkMs: o.thinkMs } : {}),
     });
@@ -175,6 +181,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
             natsNodes: 3,
             postgresRestart: db.restart !== undefined,
             postgresStall: db.stall !== undefined,
+            library,
             inference: models !== undefined,
           });
     log(`fault phase: ${Math.round(o.faultMs / 1000)} s, ${plan.length} faults planned`);

@@ -1,6 +1,7 @@
 // The onejob processes of a run: N per role, each `onejob serve --role <role>` from source
-// (node --import tsx src/cli/main.ts), each API process on its own port. A process can be
-// killed, and started again with or without a failpoint for its next life.
+// (node --import tsx src/cli/main.ts), each API process on its own port, and optionally
+// library-mode processes (chaos/cluster/libraryProcess.ts) that run code operations. A
+// process can be killed, and started again with or without a failpoint for its next life.
 import { join } from 'node:path';
 import type { Role } from '../faults/buildFaultSchedule.js';
 import { freePort, sleep } from './freePort.js';
@@ -9,18 +10,23 @@ import { ManagedProcess } from './managedProcess.js';
 const ROOT = join(import.meta.dirname, '..', '..');
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const TSX = import.meta.resolve('tsx');
+const LIBRARY = join(import.meta.dirname, 'libraryProcess.ts');
+
+/** The service roles, and `library` for an application embedding onejob. */
+export type FleetRole = Role | 'library';
 
 export interface FleetMember {
   name: string;
-  role: Role;
+  role: FleetRole;
   process: ManagedProcess;
-  /** Base URL for API processes. */
+  /** Base URL for API and library processes. */
   url?: string;
 }
 
 export interface OnejobFleet {
   members: FleetMember[];
   apis(): FleetMember[];
+  libraries(): FleetMember[];
   get(name: string): FleetMember;
   /** Starts `name` and waits until it serves; retries while the database is away. */
   start(name: string, env?: Record<string, string>, timeoutMs?: number): Promise<boolean>;
@@ -33,16 +39,17 @@ export interface OnejobFleet {
 }
 
 export async function startOnejobFleet(o: {
-  counts: Record<Role, number>;
+  counts: Record<Role, number> & { library?: number };
   env: Record<string, string>;
   configPath: string;
   cwd: string;
 }): Promise<OnejobFleet> {
   const members: FleetMember[] = [];
-  for (const role of ['api', 'worker', 'relay'] as Role[]) {
-    for (let i = 1; i <= o.counts[role]; i++) {
+  for (const role of ['api', 'worker', 'relay', 'library'] as FleetRole[]) {
+    for (let i = 1; i <= (o.counts[role] ?? 0); i++) {
       const name = `${role}-${i}`;
-      const port = role === 'api' ? await freePort() : 0;
+      const served = role === 'api' || role === 'library';
+      const port = served ? await freePort() : 0;
       const env: Record<string, string> = {
         ...o.env,
         ONEJOB_CONFIG: o.configPath,
@@ -50,12 +57,13 @@ export async function startOnejobFleet(o: {
         PORT: String(port),
         HOST: '127.0.0.1',
       };
-      const args = ['--import', TSX, MAIN, 'serve', '--role', role];
+      const args =
+        role === 'library' ? ['--import', TSX, LIBRARY] : ['--import', TSX, MAIN, 'serve', '--role', role];
       members.push({
         name,
         role,
         process: new ManagedProcess(name, process.execPath, args, env, o.cwd),
-        ...(role === 'api' ? { url: `http://127.0.0.1:${port}` } : {}),
+        ...(served ? { url: `http://127.0.0.1:${port}` } : {}),
       });
     }
   }
@@ -87,6 +95,7 @@ export async function startOnejobFleet(o: {
   const fleet: OnejobFleet = {
     members,
     apis: () => members.filter((m) => m.role === 'api'),
+    libraries: () => members.filter((m) => m.role === 'library'),
     get,
     start,
     launch: (name, env = {}) => {

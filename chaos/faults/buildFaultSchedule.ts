@@ -37,6 +37,8 @@ export interface ScheduleOptions {
   postgresStall?: boolean;
   /** The fake model providers run (late answers past the attempt deadline). */
   inference?: boolean;
+  /** Library-mode processes (`library-N`), killed like the service processes. */
+  library?: number;
   failpoints?: readonly string[];
   /** Mean gap between faults. */
   meanGapMs?: number;
@@ -45,7 +47,9 @@ export interface ScheduleOptions {
 export function buildFaultSchedule(o: ScheduleOptions): PlannedFault[] {
   const rng = createRng(o.seed ^ 0x5eed);
   const failpoints = (o.failpoints ?? Object.keys(FAILPOINTS)).filter((f) => o.processes[FAILPOINTS[f]!] > 0);
-  const roles = (Object.keys(o.processes) as Role[]).filter((r) => o.processes[r] > 0);
+  const roles: (Role | 'library')[] = (Object.keys(o.processes) as Role[]).filter((r) => o.processes[r] > 0);
+  if ((o.library ?? 0) > 0) roles.push('library');
+  const count = (role: Role | 'library') => (role === 'library' ? (o.library ?? 0) : o.processes[role]);
   const meanGap = o.meanGapMs ?? 6_000;
 
   type Seed = { kind: FaultKind; failpoint?: string };
@@ -89,7 +93,7 @@ export function buildFaultSchedule(o: ScheduleOptions): PlannedFault[] {
         return {
           atMs,
           kind: seed.kind,
-          target: `${role}-${rng.int(1, o.processes[role])}`,
+          target: `${role}-${rng.int(1, count(role))}`,
           durationMs: rng.int(300, 1_500),
         };
       }

@@ -37,6 +37,10 @@ export interface LoadOptions {
   inferenceOperations?: readonly string[];
   /** Share of job intents that go to an inference operation (default 0.35). */
   inferenceShare?: number;
+  /** Library-mode processes taking intents for their code operation at POST /code-jobs. */
+  libraries?: () => { name: string; url: string }[];
+  /** Share of job intents sent to a library process (default 0.1). */
+  libraryShare?: number;
 }
 
 export interface LoadClients {
@@ -54,10 +58,13 @@ export function runLoadClients(o: LoadOptions): LoadClients {
   const operations = new OperationRegistry(o.config);
 
   // Sends until an answer that is not "try again" (no answer, 503), up to a bound.
-  async function untilAnswered(rng: Rng, send: (target: { name: string; url: string }) => Promise<ApiCall>) {
+  async function untilAnswered(
+    rng: Rng,
+    send: (target: { name: string; url: string }) => Promise<ApiCall>,
+    targets = o.apis,
+  ) {
     for (let tries = 0; tries < 30 && running; tries++) {
-      const apis = o.apis();
-      const call = await send(rng.pick(apis));
+      const call = await send(rng.pick(targets()));
       if (call.status !== 0 && call.status !== 503) return call;
       await pause(100 + rng.int(0, 200));
     }
@@ -68,6 +75,9 @@ export function runLoadClients(o: LoadOptions): LoadClients {
     const who = rng.pick(OWNERS);
     const key = `${client}-k${i}`;
     const inference = o.inferenceOperations ?? [];
+    const libraries = o.libraries;
+    if (libraries && libraries().length > 0 && rng.chance(o.libraryShare ?? 0.1))
+      return codeIntent(client, rng, who, key, libraries);
     const pure = inference.length > 0 && rng.chance(o.inferenceShare ?? 0.35);
     const body = pure
       ? JSON.stringify({
@@ -100,6 +110,36 @@ export function runLoadClients(o: LoadOptions): LoadClients {
       const other = JSON.stringify({ operation: 'charge', input: { amount: 10_001 } });
       await untilAnswered(rng, (t) => post(t, other));
     }
+  }
+
+  /** An intent for the code operation of a library-mode process, with the same retries. */
+  async function codeIntent(
+    client: string,
+    rng: Rng,
+    who: (typeof OWNERS)[number],
+    key: string,
+    libraries: () => { name: string; url: string }[],
+  ) {
+    const text = `code ${key} ${rng.int(1, 1e6)}`;
+    const post = (target: { name: string; url: string }, t = text) =>
+      httpCall(
+        {
+          client,
+          kind: 'create',
+          owner: who.owner,
+          key,
+          target,
+          method: 'POST',
+          path: '/code-jobs',
+          body: JSON.stringify({ owner: who.owner, key, input: { text: t } }),
+        },
+        o.record,
+      ).then((a) => a.call);
+    if (rng.chance(0.3))
+      await Promise.all([untilAnswered(rng, post, libraries), untilAnswered(rng, post, libraries)]);
+    else await untilAnswered(rng, post, libraries);
+    if (rng.chance(0.2)) await untilAnswered(rng, post, libraries);
+    if (rng.chance(0.05)) await untilAnswered(rng, (t) => post(t, `${text} changed`), libraries);
   }
 
   async function webhookDelivery(client: string, rng: Rng, i: number) {
