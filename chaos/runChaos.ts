@@ -62,6 +62,20 @@ export interface ChaosOptions {
   inference?: boolean;
   /** Share of job intents that are inference jobs (default 0.35). */
   inferenceShare?: number;
+  /** Preload the process probe (RSS, event-loop delay) into every onejob process. */
+  probes?: boolean;
+  /** Shared load rate, read before every intent; see LoadOptions.pace. */
+  pace?: { perSecond?: number };
+  /**
+   * Replaces the calm phase: runs while the load goes on (the soak samples the cluster
+   * here), and the load stops when it resolves.
+   */
+  steady?: (ctx: {
+    fleet: OnejobFleet;
+    pool: pg.Pool;
+    intents: () => number;
+    log: (line: string) => void;
+  }) => Promise<void>;
   resultsDir?: string;
   log?: (line: string) => void;
 }
@@ -122,7 +136,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     };
     log(`starting onejob processes ${JSON.stringify({ ...processes, library: o.library ?? 1 })}`);
     const library = o.library ?? 1;
-    fleet = await startOnejobFleet({ counts: { ...processes, library }, env, configPath, cwd: dir });
+    fleet = await startOnejobFleet({
+      counts: { ...processes, library },
+      env,
+      configPath,
+      cwd: dir,
+      ...(o.probes ? { probes: true } : {}),
+    });
     pool = resilientPool(db.url, 3);
     consumer = await runEventConsumer({ natsUrls: nats.urls, stream: nats.stream, databaseUrl: db.url });
 
@@ -167,6 +187,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       recordRollback: (owner, key) => history.rolledBack.push({ owner, key }),
       ...(models ? { inferenceOperations: Object.keys(INFERENCE_OPERATIONS) } : {}),
       ...(library > 0 ? { libraries } : {}),
+      ...(o.pace ? { pace: o.pace } : {}),
       ...(o.inferenceShare !== undefined ? { inferenceShare: o.inferenceShare } : {}),
       ...(o.thinkMs !== undefined ? { thinkMs: o.thinkMs } : {}),
     });
@@ -197,8 +218,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     if (left > 0) await sleep(left);
     await fleet.reviveAll();
     history.faultsEndedAt = Date.now();
-    log(`calm phase: ${Math.round(o.calmMs / 1000)} s`);
-    await sleep(o.calmMs);
+    if (o.steady) await o.steady({ fleet, pool, intents: () => load.intents(), log });
+    else {
+      log(`calm phase: ${Math.round(o.calmMs / 1000)} s`);
+      await sleep(o.calmMs);
+    }
     history.endedAt = Date.now();
     await load.stop();
     log(`load stopped after ${load.intents()} intents; settling`);
@@ -210,7 +234,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     await consumer.stop();
     const snapshot = await takeSnapshot(pool, { helper: consumer.helper });
     const report = checkHistory(history, snapshot);
-    const summary = summarizeRun(history, snapshot, report, processes);
+    const summary = summarizeRun(history, snapshot, report, { ...processes, library });
     void rng;
     let resultFile: string | undefined;
     if (o.resultsDir !== undefined) {

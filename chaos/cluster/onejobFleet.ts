@@ -3,6 +3,7 @@
 // library-mode processes (chaos/cluster/libraryProcess.ts) that run code operations. A
 // process can be killed, and started again with or without a failpoint for its next life.
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Role } from '../faults/buildFaultSchedule.js';
 import { freePort, sleep } from './freePort.js';
 import { ManagedProcess } from './managedProcess.js';
@@ -11,6 +12,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const TSX = import.meta.resolve('tsx');
 const LIBRARY = join(import.meta.dirname, 'libraryProcess.ts');
+const PROBE = pathToFileURL(join(import.meta.dirname, 'processProbe.ts')).href;
 
 /** The service roles, and `library` for an application embedding onejob. */
 export type FleetRole = Role | 'library';
@@ -21,6 +23,8 @@ export interface FleetMember {
   process: ManagedProcess;
   /** Base URL for API and library processes. */
   url?: string;
+  /** The process probe's URL (RSS, event-loop delay), when the fleet was started with probes. */
+  probeUrl?: string;
 }
 
 export interface OnejobFleet {
@@ -43,6 +47,8 @@ export async function startOnejobFleet(o: {
   env: Record<string, string>;
   configPath: string;
   cwd: string;
+  /** Preload chaos/cluster/processProbe.ts into every process (the soak reads it). */
+  probes?: boolean;
 }): Promise<OnejobFleet> {
   const members: FleetMember[] = [];
   for (const role of ['api', 'worker', 'relay', 'library'] as FleetRole[]) {
@@ -50,20 +56,23 @@ export async function startOnejobFleet(o: {
       const name = `${role}-${i}`;
       const served = role === 'api' || role === 'library';
       const port = served ? await freePort() : 0;
+      const probePort = o.probes ? await freePort() : 0;
       const env: Record<string, string> = {
+        ...(o.probes ? { CHAOS_PROBE_PORT: String(probePort) } : {}),
         ...o.env,
         ONEJOB_CONFIG: o.configPath,
         LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
         PORT: String(port),
         HOST: '127.0.0.1',
       };
-      const args =
-        role === 'library' ? ['--import', TSX, LIBRARY] : ['--import', TSX, MAIN, 'serve', '--role', role];
+      const preload = ['--import', TSX, ...(o.probes ? ['--import', PROBE] : [])];
+      const args = role === 'library' ? [...preload, LIBRARY] : [...preload, MAIN, 'serve', '--role', role];
       members.push({
         name,
         role,
         process: new ManagedProcess(name, process.execPath, args, env, o.cwd),
         ...(served ? { url: `http://127.0.0.1:${port}` } : {}),
+        ...(o.probes ? { probeUrl: `http://127.0.0.1:${probePort}` } : {}),
       });
     }
   }

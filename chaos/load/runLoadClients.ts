@@ -41,6 +41,11 @@ export interface LoadOptions {
   libraries?: () => { name: string; url: string }[];
   /** Share of job intents sent to a library process (default 0.1). */
   libraryShare?: number;
+  /**
+   * A steady rate for all clients together, read before every intent (the soak changes it
+   * after measuring capacity). Unset or 0: each client pauses `thinkMs` between intents.
+   */
+  pace?: { perSecond?: number };
 }
 
 export interface LoadClients {
@@ -226,6 +231,17 @@ export function runLoadClients(o: LoadOptions): LoadClients {
     }
   }
 
+  // The next free slot of the shared rate: intents start at most perSecond per second.
+  let nextSlot = 0;
+  async function waitTurn(rng: Rng) {
+    const rate = o.pace?.perSecond ?? 0;
+    if (rate <= 0) return pause(o.thinkMs ?? rng.int(5, 40));
+    const now = Date.now();
+    const at = Math.max(now, nextSlot);
+    nextSlot = at + 1000 / rate;
+    if (at > now) await pause(at - now);
+  }
+
   async function client(n: number) {
     const name = `c${n}`;
     const rng = createRng(o.seed * 1_000 + n);
@@ -237,7 +253,7 @@ export function runLoadClients(o: LoadOptions): LoadClients {
       else if (roll < 0.95) await rolledBack(name, rng, i);
       else await intent(name, rng, i);
       intents++;
-      await pause(o.thinkMs ?? rng.int(5, 40));
+      await waitTurn(rng);
     }
   }
 

@@ -46,6 +46,8 @@ export function summarizeRun(
   }
   operations.rolledBackIntakes = history.rolledBack.length;
   operations.providerRequests = history.providerRequests.length;
+  for (const j of snapshot.jobs)
+    operations[`jobs:${j.operation}`] = (operations[`jobs:${j.operation}`] ?? 0) + 1;
   const inference = (history.inferenceRequests ?? []).filter((r) => !r.verification);
   if (inference.length) {
     operations.modelRequests = inference.length;
