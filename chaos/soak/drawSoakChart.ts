@@ -8,7 +8,7 @@ const W = 860;
 const PANEL_H = 170;
 const LEFT = 60;
 const RIGHT = 170;
-const TOP = 56;
+const TOP = 72;
 const GAP = 46;
 const COLOURS = [
   '#1f77b4',
