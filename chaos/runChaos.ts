@@ -283,7 +283,7 @@ async function verifyFallbacks(
   log: (line: string) => void,
 ): Promise<OperationContract[]> {
   const contracts: OperationContract[] = [];
-  for (const [operation, providers] of Object.entries(INFERENCE_OPERATIONS)) {
+  for (const [operation, { providers }] of Object.entries(INFERENCE_OPERATIONS)) {
     const op = config.operations[operation]!;
     const contractHashes: Record<string, string> = {};
     for (const name of providers) {

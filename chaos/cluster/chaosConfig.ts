@@ -13,10 +13,16 @@ export const ATTEMPT_TIMEOUT_MS = 1_500;
 export const HEDGE_AFTER_MS = 300;
 export const GRACE_MS = 1_000;
 export const ADMIN_TOKEN_ENV = 'ONEJOB_ADMIN_TOKEN';
-/** Pure operations: `summarize` hedges to the verified backup; `classify` lists the unverified provider first among the fallbacks, so the gate decides every hedge and retry. */
+/**
+ * Pure operations. `summarize` hedges to the verified backup and aborts the loser once a
+ * sibling wins; `translate` lets the loser run on (`abortLosers: false`), so its answer
+ * arrives and loses the race; `classify` lists the unverified provider first among the
+ * fallbacks, so the failover gate decides every hedge and retry of it.
+ */
 export const INFERENCE_OPERATIONS = {
-  summarize: [PRIMARY_LLM, BACKUP_LLM, UNVERIFIED_LLM],
-  classify: [PRIMARY_LLM, UNVERIFIED_LLM, BACKUP_LLM],
+  summarize: { providers: [PRIMARY_LLM, BACKUP_LLM, UNVERIFIED_LLM], abortLosers: true },
+  translate: { providers: [PRIMARY_LLM, BACKUP_LLM], abortLosers: false },
+  classify: { providers: [PRIMARY_LLM, UNVERIFIED_LLM, BACKUP_LLM], abortLosers: true },
 } as const;
 
 function llm(baseUrl: string, model: string): OpenAiProviderConfig {
@@ -31,11 +37,12 @@ function llm(baseUrl: string, model: string): OpenAiProviderConfig {
   };
 }
 
-function inferenceOperation(providers: readonly string[]): OperationConfig {
+function inferenceOperation(o: { providers: readonly string[]; abortLosers: boolean }): OperationConfig {
   return {
     kind: 'inference.chat',
-    providers: [...providers],
+    providers: [...o.providers],
     effect: 'pure',
+    abortLosers: o.abortLosers,
     attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
     hedgeAfterMs: HEDGE_AFTER_MS,
     maxAttempts: 4,
@@ -83,10 +90,7 @@ export function chaosConfig(o: {
     operations: {
       ...(inference
         ? Object.fromEntries(
-            Object.entries(INFERENCE_OPERATIONS).map(([name, providers]) => [
-              name,
-              inferenceOperation(providers),
-            ]),
+            Object.entries(INFERENCE_OPERATIONS).map(([name, op]) => [name, inferenceOperation(op)]),
           )
         : {}),
       charge: {
