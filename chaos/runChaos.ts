@@ -461,7 +461,9 @@ async function settle(
       deadline = Math.min(hardStop, Date.now() + maxMs);
     }
     if (Date.now() > deadline) {
-      log(`settle: gave up after ${maxMs} ms with ${open} open jobs and ${unseen} unconsumed events`);
+      log(
+        `settle: gave up after ${maxMs} ms with ${open} open jobs or unposted attempt costs and ${unseen} unconsumed events`,
+      );
       return false;
     }
     await sleep(500);
