@@ -1,7 +1,8 @@
 // The soak's verdict: memory and backlog stay flat. RSS of every process may grow by less
-// than 10 % from the baseline sample (minute 5, or 40 % into a shorter soak) to the last
-// one; the outbox backlog and the open jobs stay under ten seconds of intake at every
-// sample after the first minute; no process stops answering its probe.
+// than 10 % from the baseline sample (minute 5, or 40 % into a soak shorter than ten
+// minutes: the warm-up before it does not count) to the last one; the outbox backlog and
+// the open jobs stay under ten seconds of intake at every sample after the first minute;
+// no process stops answering its probe.
 import type { SoakSample } from './sampleCluster.js';
 
 export interface SoakVerdict {
@@ -20,7 +21,7 @@ export function judgeSoak(samples: SoakSample[], ratePerSecond: number): SoakVer
   const reasons: string[] = [];
   const last = samples.at(-1);
   const span = last?.atMs ?? 0;
-  const baselineAt = Math.min(5 * 60_000, span * 0.4);
+  const baselineAt = span >= 10 * 60_000 ? 5 * 60_000 : span * 0.4;
   const baseline = samples.find((s) => s.atMs >= baselineAt) ?? samples[0];
   const rssGrowth: Record<string, number> = {};
   if (!baseline || !last || baseline === last) reasons.push('too few samples to judge growth');
