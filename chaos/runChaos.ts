@@ -216,6 +216,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     );
     const left = faultsEnd - Date.now();
     if (left > 0) await sleep(left);
+    // Every restart a fault began has finished by now, so a process found dead here died on
+    // its own: say so, with its last words.
+    const dead = liveFleet.members.filter((m) => !m.process.running);
+    for (const m of dead)
+      log(`  ${m.name} was found dead after the fault phase:\n${m.process.output().slice(-2000)}`);
     await fleet.reviveAll();
     history.faultsEndedAt = Date.now();
     if (o.steady) await o.steady({ fleet, pool, intents: () => load.intents(), log });
