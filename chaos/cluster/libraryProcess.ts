@@ -6,6 +6,7 @@
 // with DATABASE_URL and PORT.
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
+import { isDatabaseUnavailable } from '../../src/db/sqlstate.js';
 import { createOnejob, defineOperation, isOnejobError, migrate } from '../../src/index.js';
 
 export const CODE_OPERATION = 'tally';
@@ -78,7 +79,10 @@ const server = createServer(async (req, res) => {
   } catch (error) {
     if (isOnejobError(error)) return answer(error.status, { code: error.code });
     // The database is away (restart, stall): the caller retries with the same key.
-    return answer(503, { code: 'database_unavailable', message: (error as Error).message });
+    if (isDatabaseUnavailable(error)) return answer(503, { code: 'database_unavailable' });
+    // Anything else is a failure the checker must see (no_500_answers).
+    process.stderr.write(`library: ${(error as Error).stack ?? String(error)}\n`);
+    return answer(500, { code: 'internal_error', message: (error as Error).message });
   }
 });
 server.listen(port, '127.0.0.1', () => {
