@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { validateConfig } from '../src/config/loadConfig.js';
-import { type CheckReport, checkHistory } from './checker/checkHistory.js';
 import { contractHash } from '../src/providers/verification/contractHash.js';
+import { type CheckReport, checkHistory } from './checker/checkHistory.js';
 import {
   ADMIN_TOKEN_ENV,
   ATTEMPT_TIMEOUT_MS,

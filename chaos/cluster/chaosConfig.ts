@@ -3,7 +3,7 @@
 // hedges, a verified fallback and a fallback that fails verification), short timeouts and
 // leases so faults resolve within the run, the NATS cluster as publisher, and a signed
 // webhook source.
-import type { OnejobConfig, OperationConfig, OpenAiProviderConfig } from '../../src/config/types.js';
+import type { OnejobConfig, OpenAiProviderConfig, OperationConfig } from '../../src/config/types.js';
 import { BACKUP_LLM, PRIMARY_LLM, UNVERIFIED_LLM } from './startFakeInferenceProvider.js';
 
 export const WEBHOOK_SOURCE = 'payments';
