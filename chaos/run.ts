@@ -1,11 +1,14 @@
-// npm run chaos -- [--duration 10m] [--seed N] [--calm 30s] [--api 2 --workers 2 --relays 1]
+// npm run chaos -- [--duration 10m] [--seed N] [--calm 30s] [--api 2 --workers 2 --relays 1 --library 1]
 //                  [--database embedded|system] [--clients 6] [--scale]
-// Runs the chaos harness (or, with --scale, the worker scale-out runs) and exits non-zero
-// on any violation, printing the seed to replay.
+// npm run chaos -- --soak 30m [--rate N] [--sample-every 1m] [--capacity-probe 30s] [--chart docs/soak.svg]
+// Runs the chaos harness (or, with --scale, the worker scale-out runs; with --soak, steady
+// load without faults, sampled and charted) and exits non-zero on any violation or a
+// failed soak, printing the seed to replay.
 import { join } from 'node:path';
 import { killAllManaged } from './cluster/managedProcess.js';
 import { runChaos } from './runChaos.js';
 import { runScale } from './scale/runScale.js';
+import { runSoak } from './soak/runSoak.js';
 
 function duration(text: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text);
@@ -60,6 +63,23 @@ try {
     });
     process.exit(0);
   }
+  if (a.has('soak')) {
+    const soak = await runSoak({
+      seed,
+      durationMs: duration(a.get('soak')!),
+      ...(a.has('rate') ? { ratePerSecond: Number(a.get('rate')) } : {}),
+      sampleEveryMs: duration(a.get('sample-every') ?? '1m'),
+      capacityProbeMs: duration(a.get('capacity-probe') ?? '30s'),
+      clients: Number(a.get('clients') ?? 6),
+      processes,
+      library: Number(a.get('library') ?? 1),
+      database,
+      resultsDir,
+      ...(a.has('chart') ? { chartPath: a.get('chart')! } : {}),
+      command: `npm run chaos -- ${process.argv.slice(2).join(' ')}${a.has('seed') ? '' : ` --seed ${seed}`}`,
+    });
+    process.exit(soak.verdict.passed && soak.violations === 0 ? 0 : 1);
+  }
   const outcome = await runChaos({
     seed,
     faultMs: total - calm,
@@ -67,6 +87,7 @@ try {
     processes,
     database,
     clients: Number(a.get('clients') ?? 6),
+    library: Number(a.get('library') ?? 1),
     resultsDir,
   });
   if (outcome.resultFile) process.stdout.write(`results: ${outcome.resultFile}\n`);

@@ -8,18 +8,33 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { validateConfig } from '../src/config/loadConfig.js';
+import { contractHash } from '../src/providers/verification/contractHash.js';
 import { type CheckReport, checkHistory } from './checker/checkHistory.js';
-import { chaosConfig, WEBHOOK_SECRET_ENV, WEBHOOK_SOURCE } from './cluster/chaosConfig.js';
+import {
+  ADMIN_TOKEN_ENV,
+  ATTEMPT_TIMEOUT_MS,
+  chaosConfig,
+  HEDGE_AFTER_MS,
+  INFERENCE_OPERATIONS,
+  WEBHOOK_SECRET_ENV,
+  WEBHOOK_SOURCE,
+} from './cluster/chaosConfig.js';
 import { sleep } from './cluster/freePort.js';
 import { type OnejobFleet, startOnejobFleet } from './cluster/onejobFleet.js';
 import { resilientPool } from './cluster/resilientPool.js';
 import { type ChaosDatabase, startDatabase } from './cluster/startDatabase.js';
+import {
+  BACKUP_LLM,
+  type FakeInferenceProvider,
+  startFakeInferenceProvider,
+  UNVERIFIED_LLM,
+} from './cluster/startFakeInferenceProvider.js';
 import { type FakePaymentProvider, startFakePaymentProvider } from './cluster/startFakePaymentProvider.js';
 import { type NatsCluster, startNatsCluster } from './cluster/startNatsCluster.js';
 import { buildFaultSchedule, type Role } from './faults/buildFaultSchedule.js';
 import { runFaults } from './faults/runFaults.js';
 import { takeSnapshot } from './history/takeSnapshot.js';
-import type { ChaosHistory, DbSnapshot, Features } from './history/types.js';
+import type { ChaosHistory, DbSnapshot, Features, OperationContract } from './history/types.js';
 import { httpCall } from './load/httpCall.js';
 import { type EventConsumer, runEventConsumer } from './load/runEventConsumer.js';
 import { API_KEYS, OWNERS, runLoadClients } from './load/runLoadClients.js';
@@ -41,6 +56,26 @@ export interface ChaosOptions {
   thinkMs?: number;
   /** Faults to inject; `false` runs load only (the scale runs). */
   faults?: boolean;
+  /** Library-mode processes running a code operation (default 1). */
+  library?: number;
+  /** Pure inference operations in the load (default true). */
+  inference?: boolean;
+  /** Share of job intents that are inference jobs (default 0.35). */
+  inferenceShare?: number;
+  /** Preload the process probe (RSS, event-loop delay) into every onejob process. */
+  probes?: boolean;
+  /** Shared load rate, read before every intent; see LoadOptions.pace. */
+  pace?: { perSecond?: number };
+  /**
+   * Replaces the calm phase: runs while the load goes on (the soak samples the cluster
+   * here), and the load stops when it resolves.
+   */
+  steady?: (ctx: {
+    fleet: OnejobFleet;
+    pool: pg.Pool;
+    intents: () => number;
+    log: (line: string) => void;
+  }) => Promise<void>;
   resultsDir?: string;
   log?: (line: string) => void;
 }
@@ -65,6 +100,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
   let db: ChaosDatabase | undefined;
   let nats: NatsCluster | undefined;
   let provider: FakePaymentProvider | undefined;
+  let models: FakeInferenceProvider | undefined;
   let fleet: OnejobFleet | undefined;
   let consumer: EventConsumer | undefined;
   let pool: pg.Pool | undefined;
@@ -73,7 +109,21 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     db = await startDatabase(databaseKind, dir);
     nats = await startNatsCluster(dir);
     provider = await startFakePaymentProvider('pay', createRng(o.seed + 1));
-    const config = chaosConfig({ providerUrl: provider.url, natsUrl: nats.urls[0]!, stream: nats.stream });
+    if (o.inference !== false)
+      models = await startFakeInferenceProvider(createRng(o.seed + 2), {
+        slowShare: 0.25,
+        silentShare: 0.08,
+        // Past the hedge delay, within the deadline: the hedge and the primary race.
+        slowMs: { minMs: HEDGE_AFTER_MS + 50, maxMs: ATTEMPT_TIMEOUT_MS - 200 },
+        lateMs: { minMs: ATTEMPT_TIMEOUT_MS + 100, maxMs: ATTEMPT_TIMEOUT_MS + 800 },
+      });
+    const config = chaosConfig({
+      providerUrl: provider.url,
+      natsUrl: nats.urls[0]!,
+      stream: nats.stream,
+      ...(models ? { inferenceBaseUrl: models.baseUrl } : {}),
+    });
+    const adminToken = randomBytes(24).toString('hex');
     const configPath = join(dir, 'onejob.json');
     writeFileSync(configPath, JSON.stringify(config, null, 2));
     const env: Record<string, string> = {
@@ -82,9 +132,17 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       DATABASE_URL: db.url,
       ONEJOB_API_KEYS: API_KEYS,
       [WEBHOOK_SECRET_ENV]: webhookSecret,
+      [ADMIN_TOKEN_ENV]: adminToken,
     };
-    log(`starting onejob processes ${JSON.stringify(processes)}`);
-    fleet = await startOnejobFleet({ counts: processes, env, configPath, cwd: dir });
+    log(`starting onejob processes ${JSON.stringify({ ...processes, library: o.library ?? 1 })}`);
+    const library = o.library ?? 1;
+    fleet = await startOnejobFleet({
+      counts: { ...processes, library },
+      env,
+      configPath,
+      cwd: dir,
+      ...(o.probes ? { probes: true } : {}),
+    });
     pool = resilientPool(db.url, 3);
     consumer = await runEventConsumer({ natsUrls: nats.urls, stream: nats.stream, databaseUrl: db.url });
 
@@ -96,6 +154,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       features: { worker: false, relay: false, consumerHelper: consumer.helper, inbox: false, ledger: false },
       calls: [],
       providerRequests: provider.requests,
+      inferenceRequests: models?.requests ?? [],
+      contracts: [],
       deliveries: consumer.deliveries,
       faults: [],
       rolledBack: [],
@@ -103,11 +163,17 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     const record = history.calls.push.bind(history.calls);
     const liveFleet = fleet;
     const apis = () => liveFleet.apis().map((m) => ({ name: m.name, url: m.url! }));
+    const libraries = () => liveFleet.libraries().map((m) => ({ name: m.name, url: m.url! }));
     history.features = {
       ...history.features,
       ...(await detectFeatures(apis()[0]!, pool, consumer, record, log)),
     };
     validateConfig(structuredClone(config), 'chaos config', env);
+    if (models) {
+      history.contracts = await verifyFallbacks(apis()[0]!, config, adminToken, log);
+      history.features.inference = true;
+    }
+    history.features.library = library > 0;
 
     const load = runLoadClients({
       seed: o.seed,
@@ -119,6 +185,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       config,
       record,
       recordRollback: (owner, key) => history.rolledBack.push({ owner, key }),
+      ...(models ? { inferenceOperations: Object.keys(INFERENCE_OPERATIONS) } : {}),
+      ...(library > 0 ? { libraries } : {}),
+      ...(o.pace ? { pace: o.pace } : {}),
+      ...(o.inferenceShare !== undefined ? { inferenceShare: o.inferenceShare } : {}),
       ...(o.thinkMs !== undefined ? { thinkMs: o.thinkMs } : {}),
     });
     history.startedAt = Date.now();
@@ -131,22 +201,33 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
             processes,
             natsNodes: 3,
             postgresRestart: db.restart !== undefined,
+            postgresStall: db.stall !== undefined,
+            library,
+            inference: models !== undefined,
           });
     log(`fault phase: ${Math.round(o.faultMs / 1000)} s, ${plan.length} faults planned`);
     const faultsEnd = history.startedAt + o.faultMs;
     history.faults = await runFaults(
       plan,
-      { fleet, nats, db, provider, log },
+      { fleet, nats, db, provider, ...(models ? { models } : {}), log },
       history.startedAt,
       faultsEnd,
       () => false,
     );
     const left = faultsEnd - Date.now();
     if (left > 0) await sleep(left);
+    // Every restart a fault began has finished by now, so a process found dead here died on
+    // its own: say so, with its last words.
+    const dead = liveFleet.members.filter((m) => !m.process.running);
+    for (const m of dead)
+      log(`  ${m.name} was found dead after the fault phase:\n${m.process.output().slice(-2000)}`);
     await fleet.reviveAll();
     history.faultsEndedAt = Date.now();
-    log(`calm phase: ${Math.round(o.calmMs / 1000)} s`);
-    await sleep(o.calmMs);
+    if (o.steady) await o.steady({ fleet, pool, intents: () => load.intents(), log });
+    else {
+      log(`calm phase: ${Math.round(o.calmMs / 1000)} s`);
+      await sleep(o.calmMs);
+    }
     history.endedAt = Date.now();
     await load.stop();
     log(`load stopped after ${load.intents()} intents; settling`);
@@ -158,7 +239,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     await consumer.stop();
     const snapshot = await takeSnapshot(pool, { helper: consumer.helper });
     const report = checkHistory(history, snapshot);
-    const summary = summarizeRun(history, snapshot, report, processes);
+    const summary = summarizeRun(history, snapshot, report, { ...processes, library });
     void rng;
     let resultFile: string | undefined;
     if (o.resultsDir !== undefined) {
@@ -188,9 +269,48 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     await fleet?.stop().catch(() => undefined);
     await nats?.stop().catch(() => undefined);
     await provider?.close().catch(() => undefined);
+    await models?.close().catch(() => undefined);
     await db?.close().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Verifies every fallback of the inference operations through the API, as an operator
+ * would before the load starts: the backup must pass and the unverified provider must
+ * fail (its answers break the contract while it is verified). Returns the contract hash
+ * of each (operation, provider), which the checker judges verifications by.
+ */
+async function verifyFallbacks(
+  api: { name: string; url: string },
+  config: ReturnType<typeof chaosConfig>,
+  adminToken: string,
+  log: (line: string) => void,
+): Promise<OperationContract[]> {
+  const contracts: OperationContract[] = [];
+  for (const [operation, { providers }] of Object.entries(INFERENCE_OPERATIONS)) {
+    const op = config.operations[operation]!;
+    const contractHashes: Record<string, string> = {};
+    for (const name of providers) {
+      contractHashes[name] = contractHash(op, config.providers[name]!);
+      if (name === providers[0]) continue;
+      const res = await fetch(`${api.url}/v1/providers/${name}/verify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ operation }),
+        signal: AbortSignal.timeout(30_000),
+      });
+      const report = (await res.json()) as { status?: string; summary?: string };
+      const want = name === BACKUP_LLM ? 'verified' : name === UNVERIFIED_LLM ? 'failed' : undefined;
+      log(`verification of ${name} for ${operation}: ${res.status} ${report.status ?? ''}`);
+      if (want && report.status !== want)
+        throw new Error(
+          `verification of ${name} for ${operation} is ${report.status}, expected ${want}: ${report.summary}`,
+        );
+    }
+    contracts.push({ operation, providers: [...providers], contractHashes });
+  }
+  return contracts;
 }
 
 /**
@@ -317,8 +437,18 @@ async function settle(
     let open = 0;
     let unseen = 0;
     try {
+      // Finished attempts whose cost the poster (in the worker) has not put in the ledger yet.
+      if (features.ledger)
+        open += Number(
+          (
+            await pool.query(
+              `SELECT count(*) AS n FROM onejob.attempts WHERE cost_micros > 0 AND cost_posted_at IS NULL
+                 AND state IN ('succeeded', 'failed', 'lost_race', 'abandoned')`,
+            )
+          ).rows[0].n,
+        );
       if (features.worker)
-        open = Number(
+        open += Number(
           (await pool.query(`SELECT count(*) AS n FROM onejob.jobs WHERE state IN ('queued', 'running')`))
             .rows[0].n,
         );
@@ -336,7 +466,9 @@ async function settle(
       deadline = Math.min(hardStop, Date.now() + maxMs);
     }
     if (Date.now() > deadline) {
-      log(`settle: gave up after ${maxMs} ms with ${open} open jobs and ${unseen} unconsumed events`);
+      log(
+        `settle: gave up after ${maxMs} ms with ${open} open jobs or unposted attempt costs and ${unseen} unconsumed events`,
+      );
       return false;
     }
     await sleep(500);

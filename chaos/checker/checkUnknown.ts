@@ -10,10 +10,14 @@ export function checkUnknownResolvedOrListed(history: ChaosHistory, snapshot: Db
   const violations: Violation[] = [];
   const attempts = groupBy(snapshot.attempts, (a) => a.jobId);
   const listed: string[] = [];
+  const byOperation: Record<string, number> = {};
   for (const job of snapshot.jobs) {
     const own = attempts.get(job.id) ?? [];
     const unknownAttempts = own.filter((a) => a.state === 'unknown');
-    if (job.state === 'unknown' || unknownAttempts.length > 0) listed.push(job.id);
+    if (job.state === 'unknown' || unknownAttempts.length > 0) {
+      listed.push(job.id);
+      byOperation[job.operation] = (byOperation[job.operation] ?? 0) + 1;
+    }
     if (job.state === 'unknown' && unknownAttempts.length === 0)
       violations.push({
         check,
@@ -23,5 +27,9 @@ export function checkUnknownResolvedOrListed(history: ChaosHistory, snapshot: Db
   }
   const states: Record<string, number> = {};
   for (const job of snapshot.jobs) states[job.state] = (states[job.state] ?? 0) + 1;
-  return result(check, snapshot.jobs.length, violations, { unknownJobs: listed, jobStates: states });
+  return result(check, snapshot.jobs.length, violations, {
+    unknownJobs: listed,
+    unknownByOperation: byOperation,
+    jobStates: states,
+  });
 }

@@ -1,7 +1,9 @@
 // The onejob processes of a run: N per role, each `onejob serve --role <role>` from source
-// (node --import tsx src/cli/main.ts), each API process on its own port. A process can be
-// killed, and started again with or without a failpoint for its next life.
+// (node --import tsx src/cli/main.ts), each API process on its own port, and optionally
+// library-mode processes (chaos/cluster/libraryProcess.ts) that run code operations. A
+// process can be killed, and started again with or without a failpoint for its next life.
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Role } from '../faults/buildFaultSchedule.js';
 import { freePort, sleep } from './freePort.js';
 import { ManagedProcess } from './managedProcess.js';
@@ -9,18 +11,26 @@ import { ManagedProcess } from './managedProcess.js';
 const ROOT = join(import.meta.dirname, '..', '..');
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
 const TSX = import.meta.resolve('tsx');
+const LIBRARY = join(import.meta.dirname, 'libraryProcess.ts');
+const PROBE = pathToFileURL(join(import.meta.dirname, 'processProbe.ts')).href;
+
+/** The service roles, and `library` for an application embedding onejob. */
+export type FleetRole = Role | 'library';
 
 export interface FleetMember {
   name: string;
-  role: Role;
+  role: FleetRole;
   process: ManagedProcess;
-  /** Base URL for API processes. */
+  /** Base URL for API and library processes. */
   url?: string;
+  /** The process probe's URL (RSS, event-loop delay), when the fleet was started with probes. */
+  probeUrl?: string;
 }
 
 export interface OnejobFleet {
   members: FleetMember[];
   apis(): FleetMember[];
+  libraries(): FleetMember[];
   get(name: string): FleetMember;
   /** Starts `name` and waits until it serves; retries while the database is away. */
   start(name: string, env?: Record<string, string>, timeoutMs?: number): Promise<boolean>;
@@ -33,29 +43,36 @@ export interface OnejobFleet {
 }
 
 export async function startOnejobFleet(o: {
-  counts: Record<Role, number>;
+  counts: Record<Role, number> & { library?: number };
   env: Record<string, string>;
   configPath: string;
   cwd: string;
+  /** Preload chaos/cluster/processProbe.ts into every process (the soak reads it). */
+  probes?: boolean;
 }): Promise<OnejobFleet> {
   const members: FleetMember[] = [];
-  for (const role of ['api', 'worker', 'relay'] as Role[]) {
-    for (let i = 1; i <= o.counts[role]; i++) {
+  for (const role of ['api', 'worker', 'relay', 'library'] as FleetRole[]) {
+    for (let i = 1; i <= (o.counts[role] ?? 0); i++) {
       const name = `${role}-${i}`;
-      const port = role === 'api' ? await freePort() : 0;
+      const served = role === 'api' || role === 'library';
+      const port = served ? await freePort() : 0;
+      const probePort = o.probes ? await freePort() : 0;
       const env: Record<string, string> = {
+        ...(o.probes ? { CHAOS_PROBE_PORT: String(probePort) } : {}),
         ...o.env,
         ONEJOB_CONFIG: o.configPath,
         LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
         PORT: String(port),
         HOST: '127.0.0.1',
       };
-      const args = ['--import', TSX, MAIN, 'serve', '--role', role];
+      const preload = ['--import', TSX, ...(o.probes ? ['--import', PROBE] : [])];
+      const args = role === 'library' ? [...preload, LIBRARY] : [...preload, MAIN, 'serve', '--role', role];
       members.push({
         name,
         role,
         process: new ManagedProcess(name, process.execPath, args, env, o.cwd),
-        ...(role === 'api' ? { url: `http://127.0.0.1:${port}` } : {}),
+        ...(served ? { url: `http://127.0.0.1:${port}` } : {}),
+        ...(o.probes ? { probeUrl: `http://127.0.0.1:${probePort}` } : {}),
       });
     }
   }
@@ -87,6 +104,7 @@ export async function startOnejobFleet(o: {
   const fleet: OnejobFleet = {
     members,
     apis: () => members.filter((m) => m.role === 'api'),
+    libraries: () => members.filter((m) => m.role === 'library'),
     get,
     start,
     launch: (name, env = {}) => {

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { type EmbeddedDatabase, startEmbedded } from '../../src/db/startEmbedded.js';
+import { stallPostgres } from './stallPostgres.js';
 
 export const SYSTEM_POSTGRES =
   process.env.CHAOS_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -13,6 +14,8 @@ export interface ChaosDatabase {
   kind: 'system' | 'embedded';
   /** Stop and start the server (embedded only). `outageMs` is how long it stays down. */
   restart?(outageMs: number): Promise<void>;
+  /** SIGSTOP the server (postmaster and backends) for `ms`, then SIGCONT (embedded only). Resolves to the processes stopped. */
+  stall?(ms: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -44,6 +47,7 @@ export async function startDatabase(kind: 'system' | 'embedded', dir: string): P
       // The same data directory and, from its state file, the same port.
       server = await startEmbedded(home);
     },
+    stall: (ms) => stallPostgres(server.dataDir, ms),
     close: () => server.stop(),
   };
 }

@@ -19,6 +19,8 @@ export interface NatsCluster {
   /** Stops node i (0-based) with SIGKILL, keeping its store. */
   stopNode(i: number): Promise<void>;
   startNode(i: number): Promise<void>;
+  /** SIGSTOP node i for `ms`, then SIGCONT: alive to the kernel, silent to its peers and clients. */
+  stallNode(i: number, ms: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -62,6 +64,16 @@ export async function startNatsCluster(dir: string, stream = 'ONEJOB', size = 3)
       const from = nodes[i]!.output().length;
       nodes[i]!.start();
       await nodes[i]!.waitForOutput(/Server is ready/, 20_000, from);
+    },
+    async stallNode(i, ms) {
+      const pid = nodes[i]!.child?.pid;
+      if (!pid || !nodes[i]!.running) return;
+      process.kill(pid, 'SIGSTOP');
+      try {
+        await new Promise((r) => setTimeout(r, ms));
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
     },
     async stop() {
       await Promise.all(nodes.map((n) => n.kill('SIGTERM', 5_000)));

@@ -33,6 +33,12 @@ export interface ScheduleOptions {
   natsNodes: number;
   /** Restarting PostgreSQL needs a server the run owns (the embedded one). */
   postgresRestart: boolean;
+  /** Stalling PostgreSQL (SIGSTOP) needs one too; default: as `postgresRestart`. */
+  postgresStall?: boolean;
+  /** The fake model providers run (late answers past the attempt deadline). */
+  inference?: boolean;
+  /** Library-mode processes (`library-N`), killed like the service processes. */
+  library?: number;
   failpoints?: readonly string[];
   /** Mean gap between faults. */
   meanGapMs?: number;
@@ -41,7 +47,9 @@ export interface ScheduleOptions {
 export function buildFaultSchedule(o: ScheduleOptions): PlannedFault[] {
   const rng = createRng(o.seed ^ 0x5eed);
   const failpoints = (o.failpoints ?? Object.keys(FAILPOINTS)).filter((f) => o.processes[FAILPOINTS[f]!] > 0);
-  const roles = (Object.keys(o.processes) as Role[]).filter((r) => o.processes[r] > 0);
+  const roles: (Role | 'library')[] = (Object.keys(o.processes) as Role[]).filter((r) => o.processes[r] > 0);
+  if ((o.library ?? 0) > 0) roles.push('library');
+  const count = (role: Role | 'library') => (role === 'library' ? (o.library ?? 0) : o.processes[role]);
   const meanGap = o.meanGapMs ?? 6_000;
 
   type Seed = { kind: FaultKind; failpoint?: string };
@@ -49,8 +57,13 @@ export function buildFaultSchedule(o: ScheduleOptions): PlannedFault[] {
     ...failpoints.map((f) => ({ kind: 'failpoint_kill' as const, failpoint: f })),
     { kind: 'process_kill' },
     { kind: 'provider_stall' },
-    ...(o.natsNodes >= 3 ? [{ kind: 'nats_node_restart' as const }] : []),
+    ...(o.natsNodes >= 3
+      ? [{ kind: 'nats_node_restart' as const }, { kind: 'nats_node_stall' as const }]
+      : []),
     ...(o.postgresRestart ? [{ kind: 'postgres_restart' as const }] : []),
+    ...((o.postgresStall ?? o.postgresRestart) ? [{ kind: 'postgres_stall' as const }] : []),
+    ...(o.processes.relay > 0 ? [{ kind: 'relay_batch_kill' as const }] : []),
+    ...(o.inference ? [{ kind: 'provider_late' as const }] : []),
   ];
   const queue = rng.shuffle(every);
 
@@ -80,7 +93,7 @@ export function buildFaultSchedule(o: ScheduleOptions): PlannedFault[] {
         return {
           atMs,
           kind: seed.kind,
-          target: `${role}-${rng.int(1, o.processes[role])}`,
+          target: `${role}-${rng.int(1, count(role))}`,
           durationMs: rng.int(300, 1_500),
         };
       }
@@ -93,6 +106,25 @@ export function buildFaultSchedule(o: ScheduleOptions): PlannedFault[] {
           target: `nats-${rng.int(1, o.natsNodes)}`,
           durationMs: rng.int(1_000, 4_000),
         };
+      case 'postgres_stall':
+        return { atMs, kind: seed.kind, target: 'postgres', durationMs: rng.int(1_000, 4_000) };
+      case 'nats_node_stall':
+        return {
+          atMs,
+          kind: seed.kind,
+          target: `nats-${rng.int(1, o.natsNodes)}`,
+          durationMs: rng.int(1_000, 4_000),
+        };
+      case 'relay_batch_kill':
+        // The relay stays down for durationMs so a backlog builds, then dies inside its first batch.
+        return {
+          atMs,
+          kind: seed.kind,
+          target: `relay.after_publish@relay-${rng.int(1, o.processes.relay)}`,
+          durationMs: rng.int(1_500, 3_000),
+        };
+      case 'provider_late':
+        return { atMs, kind: seed.kind, target: 'llm-primary', durationMs: rng.int(2_000, 5_000) };
       default:
         return { atMs, kind: 'provider_stall', target: 'pay', durationMs: rng.int(2_000, 5_000) };
     }

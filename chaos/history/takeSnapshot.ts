@@ -5,14 +5,28 @@ import { EFFECTS_TABLE } from '../load/runEventConsumer.js';
 import type { DbSnapshot } from './types.js';
 
 const JOBS_SQL = `
-SELECT id, owner_id, idempotency_key, operation, state, completed_by, version, finished_at
+SELECT id, owner_id, idempotency_key, operation, state, completed_by, version, finished_at,
+       result->>'answerId' AS result_answer_id
 FROM onejob.jobs`;
 
 const ATTEMPTS_SQL = `
-SELECT id, job_id, n, state, exclusive, started_at, finished_at FROM onejob.attempts`;
+SELECT id, job_id, n, state, exclusive, started_at, finished_at, provider, origin, cost_micros, cost_posted_at
+FROM onejob.attempts`;
+
+// Every transfer on a cost account, whatever its id: a cost posted twice under two ids
+// must show up too.
+const COST_TRANSFERS_SQL = `
+SELECT owner_id, id, debit_account, credit_account, amount::text AS amount, currency, reference
+FROM onejob.ledger_transfers
+WHERE id LIKE 'attempt-cost:%' OR debit_account LIKE 'usage:%' OR credit_account LIKE 'provider:%'`;
+
+const VERIFICATIONS_SQL = `
+SELECT provider, operation, contract_hash, passed, started_at, finished_at FROM onejob.provider_verifications`;
 
 const OUTBOX_SQL = `
-SELECT id, type, subject, event->'data'->>'idempotencyKey' AS idempotency_key FROM onejob.outbox`;
+SELECT id, type, subject, event->'data'->>'idempotencyKey' AS idempotency_key,
+       event->'data'->>'completedBy' AS completed_by
+FROM onejob.outbox`;
 
 const LEDGER_SQL = `
 SELECT owner_id, currency,
@@ -63,6 +77,27 @@ async function read(db: pg.PoolClient, o: { helper: boolean }): Promise<DbSnapsh
         jobId: r.job_id as string,
       }))
     : null;
+  const costTransfers = (await exists(db, 'onejob.ledger_transfers'))
+    ? (await db.query(COST_TRANSFERS_SQL)).rows.map((r) => ({
+        ownerId: r.owner_id as string,
+        id: r.id as string,
+        debitAccount: r.debit_account as string,
+        creditAccount: r.credit_account as string,
+        amount: Number(r.amount),
+        currency: r.currency as string,
+        reference: r.reference as string | null,
+      }))
+    : [];
+  const verifications = (await exists(db, 'onejob.provider_verifications'))
+    ? (await db.query(VERIFICATIONS_SQL)).rows.map((r) => ({
+        provider: r.provider as string,
+        operation: r.operation as string,
+        contractHash: r.contract_hash as string,
+        passed: r.passed as boolean,
+        startedAt: (r.started_at as Date).getTime(),
+        finishedAt: (r.finished_at as Date).getTime(),
+      }))
+    : [];
   return {
     jobs: jobs.rows.map((r) => ({
       id: r.id,
@@ -73,6 +108,7 @@ async function read(db: pg.PoolClient, o: { helper: boolean }): Promise<DbSnapsh
       completedBy: r.completed_by,
       version: r.version,
       finishedAt: r.finished_at ? (r.finished_at as Date).getTime() : null,
+      resultAnswerId: r.result_answer_id ?? null,
     })),
     attempts: attempts.rows.map((r) => ({
       id: r.id,
@@ -82,15 +118,22 @@ async function read(db: pg.PoolClient, o: { helper: boolean }): Promise<DbSnapsh
       exclusive: r.exclusive,
       startedAt: (r.started_at as Date).getTime(),
       finishedAt: r.finished_at ? (r.finished_at as Date).getTime() : null,
+      provider: r.provider,
+      origin: r.origin,
+      costMicros: r.cost_micros === null ? null : Number(r.cost_micros),
+      costPostedAt: r.cost_posted_at ? (r.cost_posted_at as Date).getTime() : null,
     })),
     outbox: outbox.rows.map((r) => ({
       id: r.id,
       type: r.type,
       subject: r.subject,
       ...(r.idempotency_key ? { idempotencyKey: r.idempotency_key } : {}),
+      ...(r.completed_by ? { completedBy: r.completed_by } : {}),
     })),
     effects,
     ledger,
     inbox,
+    costTransfers,
+    verifications,
   };
 }

@@ -13,6 +13,10 @@ export interface Features {
   inbox: boolean;
   /** POST /v1/ledger/transfers answers. */
   ledger: boolean;
+  /** Pure inference jobs run on the fake model providers (hedges, fallbacks, costs). */
+  inference?: boolean;
+  /** A library-mode process runs code operations beside the service processes. */
+  library?: boolean;
 }
 
 export type CallKind = 'create' | 'get' | 'inbox' | 'transfer';
@@ -49,6 +53,34 @@ export interface ProviderRequest {
   outcome: 'charged' | 'replayed' | 'in_progress' | 'refused';
 }
 
+/** One request a fake model provider received (pure inference operations). */
+export interface InferenceRequest {
+  provider: string;
+  jobId: string;
+  /** The x-request-id header: the attempt id. */
+  attemptId: string;
+  attempt: number;
+  /** A contract verification's request, not an attempt's. */
+  verification: boolean;
+  receivedAt: number;
+  doneAt: number;
+  /** answered; aborted: the caller hung up before the answer; silent: never meant to answer. */
+  outcome: 'answered' | 'aborted' | 'silent';
+  /** The id in the answer's output, when one was sent. */
+  answerId?: string;
+  /** Answered on purpose after the attempt's deadline (the late-answer fault). */
+  late?: boolean;
+}
+
+/** What the checker must know of the operations to judge fallbacks. */
+export interface OperationContract {
+  operation: string;
+  /** Providers in order; the first is the primary, always allowed. */
+  providers: string[];
+  /** The current contract hash per provider, as the failover gate computes it. */
+  contractHashes: Record<string, string>;
+}
+
 /** One delivery of one event to the chaos consumer. */
 export interface Delivery {
   eventId: string;
@@ -66,7 +98,11 @@ export type FaultKind =
   | 'process_kill'
   | 'postgres_restart'
   | 'nats_node_restart'
-  | 'provider_stall';
+  | 'provider_stall'
+  | 'postgres_stall'
+  | 'nats_node_stall'
+  | 'relay_batch_kill'
+  | 'provider_late';
 
 export interface FaultRecord {
   kind: FaultKind;
@@ -90,6 +126,10 @@ export interface ChaosHistory {
   features: Features;
   calls: ApiCall[];
   providerRequests: ProviderRequest[];
+  /** Requests the fake model providers received; empty without inference load. */
+  inferenceRequests?: InferenceRequest[];
+  /** Operations with fallbacks, for the verification check. */
+  contracts?: OperationContract[];
   deliveries: Delivery[];
   faults: FaultRecord[];
   /** Jobs created inside transactions that were then rolled back. */
@@ -106,6 +146,8 @@ export interface SnapshotJob {
   version: number;
   /** When the job reached a final state, for throughput figures. */
   finishedAt?: number | null;
+  /** `answerId` of the job's result, for inference jobs (from the fake model providers). */
+  resultAnswerId?: string | null;
 }
 
 export interface SnapshotAttempt {
@@ -116,6 +158,32 @@ export interface SnapshotAttempt {
   exclusive: boolean;
   startedAt: number;
   finishedAt: number | null;
+  provider?: string;
+  /** `first`, `retry`, `hedge`, `api`... */
+  origin?: string;
+  costMicros?: number | null;
+  costPostedAt?: number | null;
+}
+
+/** One ledger transfer that posts an attempt's cost (`attempt-cost:<attempt id>`), or one like it. */
+export interface SnapshotCostTransfer {
+  ownerId: string;
+  id: string;
+  debitAccount: string;
+  creditAccount: string;
+  amount: number;
+  currency: string;
+  reference: string | null;
+}
+
+/** One provider verification row. */
+export interface SnapshotVerification {
+  provider: string;
+  operation: string;
+  contractHash: string;
+  passed: boolean;
+  startedAt: number;
+  finishedAt: number;
 }
 
 export interface SnapshotEvent {
@@ -123,6 +191,8 @@ export interface SnapshotEvent {
   type: string;
   subject: string;
   idempotencyKey?: string;
+  /** The winning attempt a `onejob.job.succeeded` event names. */
+  completedBy?: string;
 }
 
 export interface DbSnapshot {
@@ -136,4 +206,7 @@ export interface DbSnapshot {
   ledger: { ownerId: string; currency: string; debits: number; credits: number }[] | null;
   /** Webhook inbox rows; null when the inbox is absent. */
   inbox: { source: string; eventId: string; jobId: string }[] | null;
+  /** Transfers on cost accounts (`usage:*` / `provider:*`); absent in older snapshots. */
+  costTransfers?: SnapshotCostTransfer[];
+  verifications?: SnapshotVerification[];
 }

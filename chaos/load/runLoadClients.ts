@@ -33,6 +33,19 @@ export interface LoadOptions {
   recordRollback: (owner: string, key: string) => void;
   /** Pause between a client's intents. */
   thinkMs?: number;
+  /** Pure inference operations to create jobs for, when the build runs them (hedges, fallbacks). */
+  inferenceOperations?: readonly string[];
+  /** Share of job intents that go to an inference operation (default 0.35). */
+  inferenceShare?: number;
+  /** Library-mode processes taking intents for their code operation at POST /code-jobs. */
+  libraries?: () => { name: string; url: string }[];
+  /** Share of job intents sent to a library process (default 0.1). */
+  libraryShare?: number;
+  /**
+   * A steady rate for all clients together, read before every intent (the soak changes it
+   * after measuring capacity). Unset or 0: each client pauses `thinkMs` between intents.
+   */
+  pace?: { perSecond?: number };
 }
 
 export interface LoadClients {
@@ -50,10 +63,13 @@ export function runLoadClients(o: LoadOptions): LoadClients {
   const operations = new OperationRegistry(o.config);
 
   // Sends until an answer that is not "try again" (no answer, 503), up to a bound.
-  async function untilAnswered(rng: Rng, send: (target: { name: string; url: string }) => Promise<ApiCall>) {
+  async function untilAnswered(
+    rng: Rng,
+    send: (target: { name: string; url: string }) => Promise<ApiCall>,
+    targets = o.apis,
+  ) {
     for (let tries = 0; tries < 30 && running; tries++) {
-      const apis = o.apis();
-      const call = await send(rng.pick(apis));
+      const call = await send(rng.pick(targets()));
       if (call.status !== 0 && call.status !== 503) return call;
       await pause(100 + rng.int(0, 200));
     }
@@ -63,7 +79,17 @@ export function runLoadClients(o: LoadOptions): LoadClients {
   async function intent(client: string, rng: Rng, i: number) {
     const who = rng.pick(OWNERS);
     const key = `${client}-k${i}`;
-    const body = JSON.stringify({ operation: 'charge', input: { amount: rng.int(1, 10_000) } });
+    const inference = o.inferenceOperations ?? [];
+    const libraries = o.libraries;
+    if (libraries && libraries().length > 0 && rng.chance(o.libraryShare ?? 0.1))
+      return codeIntent(client, rng, who, key, libraries);
+    const pure = inference.length > 0 && rng.chance(o.inferenceShare ?? 0.35);
+    const body = pure
+      ? JSON.stringify({
+          operation: rng.pick(inference),
+          input: { text: `intent ${key} ${rng.int(1, 1e6)}` },
+        })
+      : JSON.stringify({ operation: 'charge', input: { amount: rng.int(1, 10_000) } });
     const post = (target: { name: string; url: string }, b = body) =>
       httpCall(
         {
@@ -89,6 +115,36 @@ export function runLoadClients(o: LoadOptions): LoadClients {
       const other = JSON.stringify({ operation: 'charge', input: { amount: 10_001 } });
       await untilAnswered(rng, (t) => post(t, other));
     }
+  }
+
+  /** An intent for the code operation of a library-mode process, with the same retries. */
+  async function codeIntent(
+    client: string,
+    rng: Rng,
+    who: (typeof OWNERS)[number],
+    key: string,
+    libraries: () => { name: string; url: string }[],
+  ) {
+    const text = `code ${key} ${rng.int(1, 1e6)}`;
+    const post = (target: { name: string; url: string }, t = text) =>
+      httpCall(
+        {
+          client,
+          kind: 'create',
+          owner: who.owner,
+          key,
+          target,
+          method: 'POST',
+          path: '/code-jobs',
+          body: JSON.stringify({ owner: who.owner, key, input: { text: t } }),
+        },
+        o.record,
+      ).then((a) => a.call);
+    if (rng.chance(0.3))
+      await Promise.all([untilAnswered(rng, post, libraries), untilAnswered(rng, post, libraries)]);
+    else await untilAnswered(rng, post, libraries);
+    if (rng.chance(0.2)) await untilAnswered(rng, post, libraries);
+    if (rng.chance(0.05)) await untilAnswered(rng, (t) => post(t, `${text} changed`), libraries);
   }
 
   async function webhookDelivery(client: string, rng: Rng, i: number) {
@@ -175,6 +231,17 @@ export function runLoadClients(o: LoadOptions): LoadClients {
     }
   }
 
+  // The next free slot of the shared rate: intents start at most perSecond per second.
+  let nextSlot = 0;
+  async function waitTurn(rng: Rng) {
+    const rate = o.pace?.perSecond ?? 0;
+    if (rate <= 0) return pause(o.thinkMs ?? rng.int(5, 40));
+    const now = Date.now();
+    const at = Math.max(now, nextSlot);
+    nextSlot = at + 1000 / rate;
+    if (at > now) await pause(at - now);
+  }
+
   async function client(n: number) {
     const name = `c${n}`;
     const rng = createRng(o.seed * 1_000 + n);
@@ -186,7 +253,7 @@ export function runLoadClients(o: LoadOptions): LoadClients {
       else if (roll < 0.95) await rolledBack(name, rng, i);
       else await intent(name, rng, i);
       intents++;
-      await pause(o.thinkMs ?? rng.int(5, 40));
+      await waitTurn(rng);
     }
   }
 

@@ -46,6 +46,17 @@ export function summarizeRun(
   }
   operations.rolledBackIntakes = history.rolledBack.length;
   operations.providerRequests = history.providerRequests.length;
+  for (const j of snapshot.jobs)
+    operations[`jobs:${j.operation}`] = (operations[`jobs:${j.operation}`] ?? 0) + 1;
+  const inference = (history.inferenceRequests ?? []).filter((r) => !r.verification);
+  if (inference.length) {
+    operations.modelRequests = inference.length;
+    operations.modelRequestsAborted = inference.filter((r) => r.outcome === 'aborted').length;
+    operations.modelAnswersLate = inference.filter((r) => r.late && r.outcome === 'answered').length;
+    operations.hedgedAttempts = snapshot.attempts.filter((a) => a.origin === 'hedge').length;
+    operations.lostRaces = snapshot.attempts.filter((a) => a.state === 'lost_race').length;
+    operations.costedAttempts = snapshot.attempts.filter((a) => (a.costMicros ?? 0) > 0).length;
+  }
   operations.eventDeliveries = history.deliveries.length;
   const faults: Record<string, number> = {};
   for (const f of history.faults) faults[f.kind] = (faults[f.kind] ?? 0) + 1;

@@ -3,7 +3,11 @@ import { checkHistory } from '../../chaos/checker/checkHistory.js';
 import type { ApiCall, ChaosHistory, DbSnapshot } from '../../chaos/history/types.js';
 
 // A small, correct history: two keys, one double-clicked, both jobs won by one attempt,
-// every event delivered once and applied once, a balanced ledger, a rolled-back intake.
+// every event delivered once and applied once, a balanced ledger, a rolled-back intake,
+// and a pure job whose hedge on the verified backup won while the primary's late answer
+// lost the race, both attempts' costs posted once.
+const LOSER = '0190a000-0000-7000-8000-000000000004';
+const HEDGE = '0190a000-0000-7000-8000-000000000005';
 function cleanRun(): { history: ChaosHistory; snapshot: DbSnapshot } {
   const call = (over: Partial<ApiCall>): ApiCall => ({
     client: 'c1',
@@ -22,7 +26,7 @@ function cleanRun(): { history: ChaosHistory; snapshot: DbSnapshot } {
     startedAt: 0,
     faultsEndedAt: 50,
     endedAt: 100,
-    features: { worker: true, relay: true, consumerHelper: true, inbox: true, ledger: true },
+    features: { worker: true, relay: true, consumerHelper: true, inbox: true, ledger: true, inference: true },
     calls: [
       call({}),
       call({ target: 'api-2', replayed: true }),
@@ -56,6 +60,50 @@ function cleanRun(): { history: ChaosHistory; snapshot: DbSnapshot } {
         redelivered: true,
       },
       { eventId: 'e2', type: 'onejob.job.succeeded', subject: 'j1', at: 50, redelivered: false },
+      { eventId: 'e3', type: 'onejob.job.succeeded', subject: 'j4', at: 55, redelivered: false },
+    ],
+    inferenceRequests: [
+      {
+        provider: 'llm-backup',
+        jobId: 'verification',
+        attemptId: 'v1',
+        attempt: 1,
+        verification: true,
+        receivedAt: 1,
+        doneAt: 2,
+        outcome: 'answered',
+        answerId: 'ans-0',
+      },
+      {
+        provider: 'llm-primary',
+        jobId: 'j4',
+        attemptId: LOSER,
+        attempt: 1,
+        verification: false,
+        receivedAt: 10,
+        doneAt: 58,
+        outcome: 'answered',
+        answerId: 'ans-1',
+        late: true,
+      },
+      {
+        provider: 'llm-backup',
+        jobId: 'j4',
+        attemptId: HEDGE,
+        attempt: 2,
+        verification: false,
+        receivedAt: 31,
+        doneAt: 48,
+        outcome: 'answered',
+        answerId: 'ans-2',
+      },
+    ],
+    contracts: [
+      {
+        operation: 'summarize',
+        providers: ['llm-primary', 'llm-backup', 'llm-unverified'],
+        contractHashes: { 'llm-primary': 'h-a', 'llm-backup': 'h-b', 'llm-unverified': 'h-c' },
+      },
     ],
     faults: [],
     rolledBack: [{ owner: 'o1', key: 'rollback-1' }],
@@ -89,24 +137,96 @@ function cleanRun(): { history: ChaosHistory; snapshot: DbSnapshot } {
         completedBy: null,
         version: 1,
       },
+      {
+        id: 'j4',
+        ownerId: 'o1',
+        idempotencyKey: 'k4',
+        operation: 'summarize',
+        state: 'succeeded',
+        completedBy: HEDGE,
+        version: 2,
+        resultAnswerId: 'ans-2',
+      },
     ],
     attempts: [
       { id: 'a1', jobId: 'j1', n: 1, state: 'failed', exclusive: true, startedAt: 9, finishedAt: 35 },
       { id: 'a2', jobId: 'j1', n: 2, state: 'succeeded', exclusive: true, startedAt: 39, finishedAt: 46 },
       { id: 'a3', jobId: 'j2', n: 1, state: 'unknown', exclusive: true, startedAt: 9, finishedAt: null },
+      {
+        id: LOSER,
+        jobId: 'j4',
+        n: 1,
+        state: 'lost_race',
+        exclusive: false,
+        startedAt: 10,
+        finishedAt: 60,
+        provider: 'llm-primary',
+        origin: 'worker',
+        costMicros: 30,
+        costPostedAt: 61,
+      },
+      {
+        id: HEDGE,
+        jobId: 'j4',
+        n: 2,
+        state: 'succeeded',
+        exclusive: false,
+        startedAt: 30,
+        finishedAt: 50,
+        provider: 'llm-backup',
+        origin: 'hedge',
+        costMicros: 40,
+        costPostedAt: 51,
+      },
     ],
     outbox: [
       { id: 'e1', type: 'onejob.job.created', subject: 'j1', idempotencyKey: 'k1' },
       { id: 'e2', type: 'onejob.job.succeeded', subject: 'j1' },
+      { id: 'e3', type: 'onejob.job.succeeded', subject: 'j4', completedBy: HEDGE },
     ],
     effects: [
       { eventId: 'e1', count: 1 },
       { eventId: 'e2', count: 1 },
+      { eventId: 'e3', count: 1 },
     ],
-    ledger: [{ ownerId: 'o1', currency: 'USD', debits: 500, credits: 500 }],
+    ledger: [
+      { ownerId: 'o1', currency: 'USD', debits: 500, credits: 500 },
+      { ownerId: 'o1', currency: 'USD_MICROS', debits: 70, credits: 70 },
+    ],
     inbox: [{ source: 'payments', eventId: 'evt-1', jobId: 'j3' }],
+    costTransfers: [costTransfer(LOSER, 'llm-primary', 30), costTransfer(HEDGE, 'llm-backup', 40)],
+    verifications: [
+      {
+        provider: 'llm-backup',
+        operation: 'summarize',
+        contractHash: 'h-b',
+        passed: true,
+        startedAt: 1,
+        finishedAt: 5,
+      },
+      {
+        provider: 'llm-unverified',
+        operation: 'summarize',
+        contractHash: 'h-c',
+        passed: false,
+        startedAt: 1,
+        finishedAt: 5,
+      },
+    ],
   };
   return { history, snapshot };
+}
+
+function costTransfer(attemptId: string, provider: string, amount: number, suffix = '') {
+  return {
+    ownerId: 'o1',
+    id: `attempt-cost:${attemptId}${suffix}`,
+    debitAccount: 'usage:USD_MICROS',
+    creditAccount: `provider:${provider}:USD_MICROS`,
+    amount,
+    currency: 'USD_MICROS',
+    reference: 'job:j4',
+  };
 }
 
 function violationsOf(run: { history: ChaosHistory; snapshot: DbSnapshot }) {
@@ -203,7 +323,7 @@ describe('chaos checker', () => {
 
   it('catches a committed event that never reached the consumer', () => {
     const run = cleanRun();
-    run.snapshot.outbox.push({ id: 'e3', type: 'onejob.job.created', subject: 'j2' });
+    run.snapshot.outbox.push({ id: 'e9', type: 'onejob.job.created', subject: 'j2' });
     expect(violationsOf(run)).toEqual(['events_delivered_at_least_once']);
   });
 
@@ -289,6 +409,82 @@ describe('chaos checker', () => {
     expect(violationsOf(run)).toEqual(['unknown_resolved_or_listed']);
   });
 
+  it('catches a hedge that completed a job its sibling had already won (two succeeded events)', () => {
+    const run = cleanRun();
+    run.snapshot.outbox.push({ id: 'e4', type: 'onejob.job.succeeded', subject: 'j4', completedBy: LOSER });
+    run.history.deliveries.push({
+      eventId: 'e4',
+      type: 'onejob.job.succeeded',
+      subject: 'j4',
+      at: 70,
+      redelivered: false,
+    });
+    run.snapshot.effects!.push({ eventId: 'e4', count: 1 });
+    expect(violationsOf(run)).toEqual([
+      'one_winner_per_job_hedges_included',
+      'one_winner_per_job_hedges_included',
+      'lost_race_result_never_reaches_job',
+    ]);
+  });
+
+  it('catches two succeeded attempts of a hedged job', () => {
+    const run = cleanRun();
+    run.snapshot.attempts.find((a) => a.id === LOSER)!.state = 'succeeded';
+    expect(violationsOf(run)).toContain('one_winner_per_job_hedges_included');
+  });
+
+  it('catches a job holding a result that was answered to the attempt that lost the race', () => {
+    const run = cleanRun();
+    run.snapshot.jobs.find((j) => j.id === 'j4')!.resultAnswerId = 'ans-1';
+    expect(violationsOf(run)).toEqual([
+      'one_winner_per_job_hedges_included',
+      'lost_race_result_never_reaches_job',
+    ]);
+  });
+
+  it('catches a result from a fallback whose verification finished only after the attempt started', () => {
+    const run = cleanRun();
+    run.snapshot.verifications![0]!.finishedAt = 31;
+    expect(violationsOf(run)).toEqual(['result_only_from_verified_provider']);
+  });
+
+  it('catches a result from a fallback that failed verification, and one verified under another contract', () => {
+    const run = cleanRun();
+    run.snapshot.attempts.find((a) => a.id === HEDGE)!.provider = 'llm-unverified';
+    run.snapshot.costTransfers![1]!.creditAccount = 'provider:llm-unverified:USD_MICROS';
+    expect(violationsOf(run)).toEqual(['result_only_from_verified_provider']);
+    const other = cleanRun();
+    other.snapshot.verifications![0]!.contractHash = 'h-old';
+    expect(violationsOf(other)).toEqual(['result_only_from_verified_provider']);
+  });
+
+  it("catches a race loser's cost posted twice under two transfer ids", () => {
+    const run = cleanRun();
+    run.snapshot.costTransfers!.push(costTransfer(LOSER, 'llm-primary', 30, ':again'));
+    run.snapshot.ledger![1] = { ownerId: 'o1', currency: 'USD_MICROS', debits: 100, credits: 100 };
+    expect(violationsOf(run)).toEqual(['attempt_cost_posted_once', 'ledger_sums_to_zero_with_costs']);
+  });
+
+  it("catches a finished attempt's cost never posted, and a posted amount that is not the cost", () => {
+    const run = cleanRun();
+    run.snapshot.costTransfers = [costTransfer(HEDGE, 'llm-backup', 41)];
+    expect(violationsOf(run)).toContain('attempt_cost_posted_once');
+    const details = checkHistory(run.history, run.snapshot)
+      .violations.filter((v) => v.check === 'attempt_cost_posted_once')
+      .map((v) => v.detail);
+    expect(details.some((d) => d.includes('posted 0 times'))).toBe(true);
+    expect(details.some((d) => d.includes('posts 41'))).toBe(true);
+  });
+
+  it('catches cost accounts whose debits and credits differ, or hold less than the attempts cost', () => {
+    const run = cleanRun();
+    run.snapshot.ledger![1] = { ownerId: 'o1', currency: 'USD_MICROS', debits: 70, credits: 60 };
+    expect(violationsOf(run)).toEqual(['ledger_sums_to_zero', 'ledger_sums_to_zero_with_costs']);
+    const short = cleanRun();
+    short.snapshot.ledger![1] = { ownerId: 'o1', currency: 'USD_MICROS', debits: 40, credits: 40 };
+    expect(violationsOf(short)).toEqual(['ledger_sums_to_zero_with_costs']);
+  });
+
   it('skips, and says so, the checks of features a build lacks', () => {
     const run = cleanRun();
     run.history.features = {
@@ -306,10 +502,15 @@ describe('chaos checker', () => {
     expect(skippedChecks).toEqual([
       'inbox_one_job_per_event',
       'one_winner_per_job',
+      'one_winner_per_job_hedges_included',
+      'lost_race_result_never_reaches_job',
+      'result_only_from_verified_provider',
       'exclusive_one_live_attempt',
       'events_delivered_at_least_once',
       'events_applied_exactly_once',
       'ledger_sums_to_zero',
+      'attempt_cost_posted_once',
+      'ledger_sums_to_zero_with_costs',
       'unknown_resolved_or_listed',
     ]);
     expect(report.violations).toEqual([]);

@@ -3,10 +3,11 @@ import { buildFaultSchedule, FAILPOINTS } from '../../chaos/faults/buildFaultSch
 import { createRng } from '../../chaos/random/createRng.js';
 
 const options = {
-  durationMs: 120_000,
+  durationMs: 240_000,
   processes: { api: 2, worker: 2, relay: 1 },
   natsNodes: 3,
   postgresRestart: true,
+  inference: true,
 };
 
 describe('fault schedule', () => {
@@ -20,7 +21,17 @@ describe('fault schedule', () => {
     const plan = buildFaultSchedule({ ...options, seed: 1 });
     const kinds = new Set(plan.map((f) => f.kind));
     expect([...kinds].sort()).toEqual(
-      ['failpoint_kill', 'nats_node_restart', 'postgres_restart', 'process_kill', 'provider_stall'].sort(),
+      [
+        'failpoint_kill',
+        'nats_node_restart',
+        'nats_node_stall',
+        'postgres_restart',
+        'postgres_stall',
+        'process_kill',
+        'provider_late',
+        'provider_stall',
+        'relay_batch_kill',
+      ].sort(),
     );
     const failpoints = new Set(
       plan.filter((f) => f.kind === 'failpoint_kill').map((f) => f.target.split('@')[0]),
@@ -30,8 +41,10 @@ describe('fault schedule', () => {
 
   it('never targets a process that does not exist and stays inside the fault phase', () => {
     for (let seed = 0; seed < 50; seed++) {
-      for (const f of buildFaultSchedule({ ...options, seed, postgresRestart: false })) {
+      for (const f of buildFaultSchedule({ ...options, seed, postgresRestart: false, inference: false })) {
         expect(f.kind).not.toBe('postgres_restart');
+        expect(f.kind).not.toBe('postgres_stall');
+        expect(f.kind).not.toBe('provider_late');
         expect(f.atMs).toBeLessThan(options.durationMs);
         const m = /(api|worker|relay)-(\d+)$/.exec(f.target);
         if (m) expect(Number(m[2])).toBeLessThanOrEqual(options.processes[m[1] as 'api']);

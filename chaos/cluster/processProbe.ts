@@ -1,0 +1,29 @@
+// Preloaded into every onejob process of a soak (`node --import tsx --import this-file`):
+// a loopback endpoint on CHAOS_PROBE_PORT answering the process's RSS and its event-loop
+// delay since the previous read (perf_hooks.monitorEventLoopDelay, the histogram behind
+// prom-client's nodejs_eventloop_lag metrics). The worker and relay roles serve no HTTP,
+// so the probe is how the soak reads all of them the same way.
+import { createServer } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+const port = Number(process.env.CHAOS_PROBE_PORT ?? 0);
+if (port > 0) {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  const server = createServer((_req, res) => {
+    const body = {
+      pid: process.pid,
+      rssBytes: process.memoryUsage().rss,
+      eventLoopDelayMs: {
+        p50: delay.percentile(50) / 1e6,
+        p99: delay.percentile(99) / 1e6,
+        max: delay.max / 1e6,
+      },
+    };
+    delay.reset();
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  });
+  server.listen(port, '127.0.0.1');
+  // The probe never keeps a process alive that would otherwise exit.
+  server.unref();
+}
