@@ -120,7 +120,8 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
       requests: limits.enabled ? new TokenBuckets(limits.requestsPerSecond, limits.requestBurst) : undefined,
     }),
   );
-  app.addHook('preValidation', checkInputValues);
+  // After validation, so it also sees what the query string was coerced to ("1e400" is Infinity).
+  app.addHook('preHandler', checkInputValues);
 
   app.addHook('onResponse', async (request, reply) => {
     onejob.metrics.httpDuration.observe(

@@ -18,7 +18,7 @@ function refuseString(value: string, where: string): void {
 }
 
 /**
- * Refuses, before any validation or SQL, values the database cannot store: NUL and lone
+ * Refuses, before any SQL, values the database cannot store: NUL and lone
  * surrogates in any string or key, numbers JSON.parse turned into Infinity (`1e400`), and
  * nesting deeper than MAX_JSON_DEPTH (serialising it again would exhaust the stack).
  * Iterative, so a hostile depth cannot overflow the stack here either.
@@ -45,7 +45,7 @@ export function checkJsonValue(root: unknown, where: string): void {
   }
 }
 
-/** The preValidation hook: the body (when parsed JSON), query string and path parameters. */
+/** The preHandler hook: the body (when parsed JSON), query string and path parameters. */
 export async function checkInputValues(request: FastifyRequest): Promise<void> {
   if (request.body !== undefined && !Buffer.isBuffer(request.body)) checkJsonValue(request.body, 'The body');
   checkJsonValue(request.query, 'The query string');

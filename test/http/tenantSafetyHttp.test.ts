@@ -244,13 +244,25 @@ describe('input the database cannot store is a 400 before any SQL', () => {
     '/v1/jobs?operation=a%00b',
     '/v1/jobs?idempotencyKey=%00',
     '/v1/jobs/00000000-0000-7000-8000-000000000000?waitMs=1e400',
-    '/v1/jobs/00000000-0000-7000-8000-000000000000/attempts/99999999999999999999',
-    '/v1/jobs/00000000-0000-7000-8000-000000000000/attempts/2147483648',
     '/v1/ledger/accounts/a%00b',
-    '/v1/ledger/entries?asOf=2025-02-30T10:00:00Z',
-  ])('GET %s is a 4xx problem, not a 500', async (path) => {
+    '/v1/ledger/accounts/wallet:x/entries?asOf=2025-02-30T10:00:00Z',
+    '/v1/ledger/accounts/wallet:x?asOf=9999-99-99',
+  ])('GET %s is a 400 problem, not a 500', async (path) => {
     const res = await t.request(path);
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
+    expect(res.status).toBe(400);
   });
+
+  it.each(['99999999999999999999', '2147483648', '1e400'])(
+    'abandoning attempt number %s is a 400 decided before any SQL',
+    async (n) => {
+      const res = await t.request(`/v1/jobs/00000000-0000-7000-8000-000000000000/attempts/${n}/abandon`, {
+        method: 'POST',
+        json: { reason: 'x' },
+      });
+      expect(res.status).toBe(400);
+      expect(['request_invalid', 'value_invalid']).toContain(((await res.json()) as { code: string }).code);
+    },
+  );
 });
