@@ -48,6 +48,8 @@ export interface FuzzContext {
 }
 
 export interface FuzzRequest {
+  /** The route the request was generated for, as `METHOD /path/:param`. */
+  route: string;
   method: string;
   path: string;
   headers: Record<string, string>;
@@ -58,6 +60,8 @@ export interface FuzzReport {
   seed: number;
   requests: number;
   byStatus: Record<string, number>;
+  /** Answers by the route each request was generated for, then by status. */
+  byRoute: Record<string, Record<string, number>>;
   serverErrors: number;
   dropped: number;
   refusedThatWrote: number;
@@ -195,7 +199,7 @@ const VALID_BODIES: Record<string, () => Record<string, unknown>> = {
 /** The valid body with one field (of the body, or of a job's input) set to a generated value. */
 const nearlyValid = (valid: () => Record<string, unknown>) =>
   fc
-    .tuple(fc.uuid(), fc.string({ maxLength: 12 }), value, fc.boolean(), fc.nat(20))
+    .tuple(fc.uuid(), fc.string({ maxLength: 12 }), value, fc.boolean(), fc.nat(8))
     .map(([id, key, v, intoInput, pick]) => {
       const body = valid();
       // A fresh id each time, so a valid change is a new transfer rather than a conflict.
@@ -203,11 +207,13 @@ const nearlyValid = (valid: () => Record<string, unknown>) =>
       const target =
         intoInput && typeof body.input === 'object' ? (body.input as Record<string, unknown>) : body;
       const keys = Object.keys(target);
-      target[pick < keys.length ? keys[pick]! : key] = v;
+      // Mostly one of the valid fields; now and then a field the schema does not know.
+      target[pick < 8 ? keys[pick % keys.length]! : key] = v;
       return serialise(body);
     });
 
 interface RouteSpec {
+  name: string;
   method: string;
   path: (c: FuzzContext) => fc.Arbitrary<string>;
   query?: readonly string[];
@@ -216,63 +222,122 @@ interface RouteSpec {
 
 const fixed = (p: string) => () => fc.constant(p);
 const ROUTES: RouteSpec[] = [
-  { method: 'GET', path: fixed('/healthz') },
-  { method: 'GET', path: fixed('/readyz') },
-  { method: 'GET', path: fixed('/metrics') },
-  { method: 'GET', path: fixed('/openapi.json') },
-  { method: 'GET', path: fixed('/') },
-  { method: 'GET', path: (c) => segment('app.js').map((s) => `/ui/${s}`) },
-  { method: 'POST', path: fixed('/v1/jobs'), body: ['operation', 'input'] },
+  { name: 'GET /healthz', method: 'GET', path: fixed('/healthz') },
+  { name: 'GET /readyz', method: 'GET', path: fixed('/readyz') },
+  { name: 'GET /metrics', method: 'GET', path: fixed('/metrics') },
+  { name: 'GET /openapi.json', method: 'GET', path: fixed('/openapi.json') },
+  { name: 'GET /', method: 'GET', path: fixed('/') },
+  { name: 'GET /ui/:param', method: 'GET', path: (c) => segment('app.js').map((s) => `/ui/${s}`) },
+  { name: 'POST /v1/jobs', method: 'POST', path: fixed('/v1/jobs'), body: ['operation', 'input'] },
   {
+    name: 'GET /v1/jobs',
     method: 'GET',
     path: fixed('/v1/jobs'),
     query: ['state', 'limit', 'cursor', 'idempotencyKey', 'operation'],
   },
-  { method: 'GET', path: (c) => segment(c.jobId).map((s) => `/v1/jobs/${s}`), query: ['waitMs'] },
-  { method: 'POST', path: (c) => segment(c.jobId).map((s) => `/v1/jobs/${s}/attempts`), body: ['provider'] },
   {
+    name: 'GET /v1/jobs/:param',
+    method: 'GET',
+    path: (c) => segment(c.jobId).map((s) => `/v1/jobs/${s}`),
+    query: ['waitMs'],
+  },
+  {
+    name: 'POST /v1/jobs/:param/attempts',
+    method: 'POST',
+    path: (c) => segment(c.jobId).map((s) => `/v1/jobs/${s}/attempts`),
+    body: ['provider'],
+  },
+  {
+    name: 'POST /v1/jobs/:param/attempts/:param/abandon',
     method: 'POST',
     path: (c) =>
       fc.tuple(segment(c.jobId), segment('1')).map(([j, n]) => `/v1/jobs/${j}/attempts/${n}/abandon`),
     body: ['reason'],
   },
-  { method: 'POST', path: (c) => segment(c.jobId).map((s) => `/v1/jobs/${s}/cancel`), body: ['reason'] },
-  { method: 'GET', path: (c) => segment(c.jobId).map((s) => `/v1/jobs/${s}/deliveries`) },
-  { method: 'GET', path: (c) => segment(c.jobId).map((s) => `/v1/jobs/${s}/events`) },
-  { method: 'GET', path: fixed('/v1/inbox-events'), query: ['source', 'limit'] },
-  { method: 'POST', path: () => segment('payments').map((s) => `/v1/inbox/${s}`), body: ['amount'] },
-  { method: 'GET', path: (c) => segment(c.account).map((s) => `/v1/ledger/accounts/${s}`), query: ['asOf'] },
   {
+    name: 'POST /v1/jobs/:param/cancel',
+    method: 'POST',
+    path: (c) => segment(c.jobId).map((s) => `/v1/jobs/${s}/cancel`),
+    body: ['reason'],
+  },
+  {
+    name: 'GET /v1/jobs/:param/deliveries',
+    method: 'GET',
+    path: (c) => segment(c.jobId).map((s) => `/v1/jobs/${s}/deliveries`),
+  },
+  {
+    name: 'GET /v1/jobs/:param/events',
+    method: 'GET',
+    path: (c) => segment(c.jobId).map((s) => `/v1/jobs/${s}/events`),
+  },
+  {
+    name: 'GET /v1/inbox-events',
+    method: 'GET',
+    path: fixed('/v1/inbox-events'),
+    query: ['source', 'limit'],
+  },
+  {
+    name: 'POST /v1/inbox/:param',
+    method: 'POST',
+    path: () => segment('payments').map((s) => `/v1/inbox/${s}`),
+    body: ['amount'],
+  },
+  {
+    name: 'GET /v1/ledger/accounts/:param',
+    method: 'GET',
+    path: (c) => segment(c.account).map((s) => `/v1/ledger/accounts/${s}`),
+    query: ['asOf'],
+  },
+  {
+    name: 'GET /v1/ledger/accounts/:param/entries',
     method: 'GET',
     path: (c) => segment(c.account).map((s) => `/v1/ledger/accounts/${s}/entries`),
     query: ['asOf', 'limit', 'cursor'],
   },
   {
+    name: 'POST /v1/ledger/transfers',
     method: 'POST',
     path: fixed('/v1/ledger/transfers'),
     body: ['id', 'debitAccount', 'creditAccount', 'amount', 'currency', 'reference', 'effectiveAt'],
   },
-  { method: 'GET', path: (c) => segment(c.transferId).map((s) => `/v1/ledger/transfers/${s}`) },
   {
+    name: 'GET /v1/ledger/transfers/:param',
+    method: 'GET',
+    path: (c) => segment(c.transferId).map((s) => `/v1/ledger/transfers/${s}`),
+  },
+  {
+    name: 'POST /v1/ledger/transfers/:param/reverse',
     method: 'POST',
     path: (c) => segment(c.transferId).map((s) => `/v1/ledger/transfers/${s}/reverse`),
     body: ['id', 'reason', 'effectiveAt'],
   },
-  { method: 'GET', path: fixed('/v1/outbox/backlog') },
-  { method: 'GET', path: fixed('/v1/outbox/dead-letters'), query: ['publisher', 'limit', 'cursor'] },
+  { name: 'GET /v1/outbox/backlog', method: 'GET', path: fixed('/v1/outbox/backlog') },
   {
+    name: 'GET /v1/outbox/dead-letters',
+    method: 'GET',
+    path: fixed('/v1/outbox/dead-letters'),
+    query: ['publisher', 'limit', 'cursor'],
+  },
+  {
+    name: 'POST /v1/outbox/dead-letters/:param/replay',
     method: 'POST',
     path: () => segment('1').map((s) => `/v1/outbox/dead-letters/${s}/replay`),
     body: ['publisher'],
   },
-  { method: 'GET', path: fixed('/v1/providers') },
+  { name: 'GET /v1/providers', method: 'GET', path: fixed('/v1/providers') },
   {
+    name: 'POST /v1/providers/:param/verify',
     method: 'POST',
     path: () => segment('sim-a').map((s) => `/v1/providers/${s}/verify`),
     body: ['operation'],
   },
-  { method: 'GET', path: fixed('/v1/dashboard/inbox'), query: ['limit', 'source'] },
-  { method: 'GET', path: fixed('/v1/dashboard/outbox'), query: ['limit'] },
+  {
+    name: 'GET /v1/dashboard/inbox',
+    method: 'GET',
+    path: fixed('/v1/dashboard/inbox'),
+    query: ['limit', 'source'],
+  },
+  { name: 'GET /v1/dashboard/outbox', method: 'GET', path: fixed('/v1/dashboard/outbox'), query: ['limit'] },
 ];
 
 // Header values an HTTP client can send: tab, printable ASCII and obs-text. Other control
@@ -303,11 +368,15 @@ const contentType = fc.oneof(
   { weight: 1, arbitrary: headerText },
 );
 
-function headersFor(c: FuzzContext) {
+// Routes only the admin token opens (the metrics route answers loopback clients anyway).
+const ADMIN_ROUTES = /^(GET \/v1\/outbox\/|POST \/v1\/outbox\/|POST \/v1\/providers\/)/;
+
+function headersFor(c: FuzzContext, route: string) {
+  const admin = ADMIN_ROUTES.test(route);
   const token = fc.oneof(
-    { weight: 8, arbitrary: fc.constant(`Bearer ${c.ownerToken}`) },
+    { weight: admin ? 1 : 8, arbitrary: fc.constant(`Bearer ${c.ownerToken}`) },
     { weight: 1, arbitrary: fc.constant(`Bearer ${c.otherToken}`) },
-    { weight: 2, arbitrary: fc.constant(`Bearer ${c.adminToken}`) },
+    { weight: admin ? 8 : 1, arbitrary: fc.constant(`Bearer ${c.adminToken}`) },
     { weight: 1, arbitrary: fc.constant(undefined) },
     { weight: 1, arbitrary: headerText },
   );
@@ -343,7 +412,7 @@ export function fuzzRequest(c: FuzzContext): fc.Arbitrary<FuzzRequest & { sign: 
       path: fc
         .tuple(route.path(c), route.query ? query(route.query) : fc.constant(''))
         .map(([p, q]) => p + q),
-      headers: headersFor(c).map((h) =>
+      headers: headersFor(c, route.name).map((h) =>
         Object.fromEntries(Object.entries(h).filter((e): e is [string, string] => e[1] !== undefined)),
       ),
       body: fc.oneof(
@@ -353,6 +422,7 @@ export function fuzzRequest(c: FuzzContext): fc.Arbitrary<FuzzRequest & { sign: 
         { weight: 1, arbitrary: fc.constant(undefined) },
       ),
       sign: fc.boolean(),
+      route: fc.constant(route.name),
     }),
   );
 }
@@ -379,6 +449,7 @@ export async function runFuzz(options: {
     seed: options.seed,
     requests: 0,
     byStatus: {},
+    byRoute: {},
     serverErrors: 0,
     dropped: 0,
     refusedThatWrote: 0,
@@ -417,6 +488,8 @@ export async function runFuzz(options: {
     }
     report.requests++;
     report.byStatus[status] = (report.byStatus[status] ?? 0) + 1;
+    const route = (report.byRoute[r.route] ??= {});
+    route[status] = (route[status] ?? 0) + 1;
     if (status >= 500) {
       report.serverErrors++;
       if (report.failures.length < 10) report.failures.push(`${status}: ${describe}`);
