@@ -118,6 +118,10 @@ describe('the HTTP boundary', () => {
     expect((await without.inject({ url: '/metrics' })).statusCode).toBe(200);
     const remote = await without.inject({ url: '/metrics', remoteAddress: '10.1.2.3' });
     expect(remote.statusCode).toBe(403);
+    expect(
+      (await without.inject({ method: 'HEAD', url: '/metrics', remoteAddress: '10.1.2.3' })).statusCode,
+    ).toBe(403);
+    expect((await without.inject({ method: 'HEAD', url: '/v1/jobs' })).statusCode).toBe(401);
     await without.close();
   });
 
