@@ -144,6 +144,8 @@ const rawBody = fc.oneof(
     '{"constructor":{"prototype":{}}}',
   ),
   fc.integer({ min: 100, max: 20_000 }).map((d) => `${'{"a":'.repeat(d)}1${'}'.repeat(d)}`),
+  // Just over the 1 MiB body limit: refused with 413 without dropping the connection.
+  fc.integer({ min: 1, max: 4096 }).map((n) => `{"input":{"pad":"${'x'.repeat(1024 * 1024 + n)}"}}`),
 );
 
 /** Percent-encodes text byte by byte (encodeURIComponent throws on a lone surrogate). */
