@@ -38,6 +38,9 @@ import { createMetrics, type Metrics } from './observability/createMetrics.js';
 import { OperationRegistry } from './operations/operationRegistry.js';
 import { createProviders } from './providers/createProviders.js';
 
+/** Longest a long-poll goes without re-reading its job when no wake-up arrives. */
+const WAIT_REREAD_MS = 5_000;
+
 /**
  * Options of `createOnejob`.
  *
@@ -46,9 +49,6 @@ import { createProviders } from './providers/createProviders.js';
  * const options: OnejobOptions = { pool, config, operations: [charge], env: process.env };
  * ```
  */
-/** Longest a long-poll goes without re-reading its job when no wake-up arrives. */
-const WAIT_REREAD_MS = 5_000;
-
 export interface OnejobOptions {
   /** Your pool (shared with your own queries), or a connection string for onejob to own one. */
   pool?: pg.Pool;
