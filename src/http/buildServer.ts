@@ -45,7 +45,8 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
     // trickled body would outlive a short timeout by up to that long.
     http: {
       requestTimeout: http.requestTimeoutMs,
-      headersTimeout: http.headersTimeoutMs,
+      // Node refuses a headers timeout longer than the request timeout; the shorter one wins anyway.
+      headersTimeout: Math.min(http.headersTimeoutMs, http.requestTimeoutMs),
       connectionsCheckingInterval: Math.max(100, Math.min(http.headersTimeoutMs, http.requestTimeoutMs) / 4),
     },
     requestTimeout: http.requestTimeoutMs,
