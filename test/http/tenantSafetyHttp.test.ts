@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
 import type { OnejobConfig } from '../../src/config/types.js';
+import type { Onejob } from '../../src/createOnejob.js';
 import { ApiKeys } from '../../src/http/apiKeys.js';
 import { buildServer } from '../../src/http/buildServer.js';
 import { OWNER_A, OWNER_B, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
@@ -146,6 +147,28 @@ describe('the HTTP boundary', () => {
       OWNER_B.token,
     );
     expect(other.status).toBe(202);
+  });
+
+  it("an owner past its request bucket gets 429 with Retry-After before any route runs; another owner's requests go on", async () => {
+    const limited = {
+      ...t.onejob,
+      config: { ...t.onejob.config, limits: { requestsPerSecond: 0.001, requestBurst: 3 } },
+    } as Onejob;
+    const app = await buildServer(limited, {
+      apiKeys: new ApiKeys([
+        [OWNER_A.token, OWNER_A.owner],
+        [OWNER_B.token, OWNER_B.owner],
+      ]),
+    });
+    const get = (token: string) =>
+      app.inject({ url: '/v1/jobs', headers: { authorization: `Bearer ${token}` } });
+    for (let i = 0; i < 3; i++) expect((await get(OWNER_A.token)).statusCode).toBe(200);
+    const refused = await get(OWNER_A.token);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().code).toBe('rate_limited');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect((await get(OWNER_B.token)).statusCode).toBe(200);
+    await app.close();
   });
 
   it('an owner holding maxWaitsPerOwner long-polls gets 429 for one more; other owners and plain reads are not held up', async () => {
