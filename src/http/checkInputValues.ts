@@ -6,6 +6,7 @@ export const MAX_JSON_DEPTH = 64;
 
 // PostgreSQL keeps neither NUL (text refuses it, jsonb refuses \u0000) nor a UTF-16
 // surrogate without its partner (it has no UTF-8 form).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this refuses.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function refuseString(value: string, where: string): void {

@@ -229,7 +229,7 @@ const ROUTES: RouteSpec[] = [
   { name: 'GET /metrics', method: 'GET', path: fixed('/metrics') },
   { name: 'GET /openapi.json', method: 'GET', path: fixed('/openapi.json') },
   { name: 'GET /', method: 'GET', path: fixed('/') },
-  { name: 'GET /ui/:param', method: 'GET', path: (c) => segment('app.js').map((s) => `/ui/${s}`) },
+  { name: 'GET /ui/:param', method: 'GET', path: () => segment('app.js').map((s) => `/ui/${s}`) },
   { name: 'POST /v1/jobs', method: 'POST', path: fixed('/v1/jobs'), body: ['operation', 'input'] },
   {
     name: 'GET /v1/jobs',
@@ -490,7 +490,8 @@ export async function runFuzz(options: {
     }
     report.requests++;
     report.byStatus[status] = (report.byStatus[status] ?? 0) + 1;
-    const route = (report.byRoute[r.route] ??= {});
+    const route = report.byRoute[r.route] ?? {};
+    report.byRoute[r.route] = route;
     route[status] = (route[status] ?? 0) + 1;
     if (status >= 500) {
       report.serverErrors++;
