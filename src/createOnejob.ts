@@ -41,6 +41,9 @@ import { tracing } from './observability/tracing/tracing.js';
 import { OperationRegistry } from './operations/operationRegistry.js';
 import { createProviders } from './providers/createProviders.js';
 
+/** Longest a long-poll goes without re-reading its job when no wake-up arrives. */
+const WAIT_REREAD_MS = 5_000;
+
 /**
  * Options of `createOnejob`.
  *
@@ -239,8 +242,9 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
           const job = ofOperation(await getJob(pool, ownerId, id), o?.operation);
           const left = deadline - Date.now();
           if (SETTLED_JOB_STATES.includes(job.state) || left <= 0) return job;
-          // The notification may have fired before we listened; re-read at least every 500 ms.
-          await wakeups.waitForJob(id, Math.min(left, 500));
+          // Settlements wake this wait (in this process at once, from others by NOTIFY);
+          // the re-read every few seconds only covers a notification lost meanwhile.
+          await wakeups.waitForJob(id, Math.min(left, WAIT_REREAD_MS));
         }
       },
       archive: (finishedBefore, o) => archiveJobs(pool, finishedBefore, o),

@@ -264,6 +264,28 @@ export const configSchema = {
         },
       },
     },
+    http: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        requestTimeoutMs: { type: 'integer', minimum: 100, maximum: 3_600_000 },
+        headersTimeoutMs: { type: 'integer', minimum: 100, maximum: 3_600_000 },
+        keepAliveTimeoutMs: { type: 'integer', minimum: 100, maximum: 3_600_000 },
+        maxWaitsPerOwner: { type: 'integer', minimum: 1, maximum: 100_000 },
+        maxListBytes: { type: 'integer', minimum: 65_536, maximum: 1_073_741_824 },
+      },
+    },
+    limits: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        enabled: { type: 'boolean' },
+        requestsPerSecond: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
+        requestBurst: { type: 'integer', minimum: 1, maximum: 10_000_000 },
+        jobsPerSecond: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
+        jobBurst: { type: 'integer', minimum: 1, maximum: 10_000_000 },
+      },
+    },
     worker: {
       type: 'object',
       additionalProperties: false,

@@ -49,3 +49,7 @@ export type InboxSourceConfig = NonNullable<NonNullable<OnejobConfig['inbox']>['
 export type WorkerConfig = NonNullable<OnejobConfig['worker']>;
 /** Group commit of `jobs.create` and `POST /v1/jobs` (docs/configuration.md). */
 export type IntakeConfig = NonNullable<OnejobConfig['intake']>;
+/** Timeouts and per-owner bounds of the HTTP server (docs/configuration.md). */
+export type HttpConfig = NonNullable<OnejobConfig['http']>;
+/** Per-owner token buckets for requests and job creation (docs/configuration.md). */
+export type LimitsConfig = NonNullable<OnejobConfig['limits']>;

@@ -26,19 +26,23 @@ export async function dashboardRoutes(app: FastifyInstance, { onejob }: { onejob
     return asset;
   };
 
-  app.get('/', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/', { schema: { hide: true }, config: { public: true } }, async (_request, reply) => {
     const page = send('index.html');
     return reply.headers(SECURITY_HEADERS).type(page.type).send(page.body);
   });
 
-  app.get<{ Params: { file: string } }>('/ui/:file', { schema: { hide: true } }, async (request, reply) => {
-    const asset = request.params.file === 'index.html' ? undefined : assets.get(request.params.file);
-    if (!asset) return reply.callNotFound();
-    return reply.headers(SECURITY_HEADERS).type(asset.type).send(asset.body);
-  });
+  app.get<{ Params: { file: string } }>(
+    '/ui/:file',
+    { schema: { hide: true }, config: { public: true } },
+    async (request, reply) => {
+      const asset = request.params.file === 'index.html' ? undefined : assets.get(request.params.file);
+      if (!asset) return reply.callNotFound();
+      return reply.headers(SECURITY_HEADERS).type(asset.type).send(asset.body);
+    },
+  );
 
   // Browsers ask for /favicon.ico on their own; it is the same icon the page links to.
-  app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/favicon.ico', { schema: { hide: true }, config: { public: true } }, async (_request, reply) => {
     const icon = send('favicon.svg');
     return reply.headers(SECURITY_HEADERS).type(icon.type).send(icon.body);
   });

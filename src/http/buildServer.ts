@@ -5,12 +5,15 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Onejob } from '../createOnejob.js';
 import { dashboardRoutes } from '../dashboard/dashboardRoutes.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { problemDocument } from '../errors/problemDocument.js';
-import { isAdminToken } from './adminToken.js';
-import { answerClientError } from './answerClientError.js';
 import type { ApiKeys } from './apiKeys.js';
+import { authenticate } from './authenticate.js';
+import { checkInputValues } from './checkInputValues.js';
+import { clientErrorHandler } from './clientErrorHandler.js';
 import { errorHandler } from './errorHandler.js';
 import { endRequestSpan, startRequestSpan } from './requestSpan.js';
+import { httpSettings, limitSettings } from './httpSettings.js';
+import { TokenBuckets } from './limits/TokenBuckets.js';
+import { WaitSlots } from './limits/WaitSlots.js';
 import { attemptsRoutes } from './routes/attemptsRoutes.js';
 import { healthRoutes } from './routes/healthRoutes.js';
 import { inboxEventsRoutes } from './routes/inboxEventsRoutes.js';
@@ -28,20 +31,31 @@ export interface ServerOptions {
   apiKeys: ApiKeys;
   /** Bearer token for operator endpoints; without it they answer 403. */
   adminToken?: string | undefined;
+  /** Bearer token for `/metrics`; without it only loopback clients are served. */
+  metricsToken?: string | undefined;
   /** Serve the web dashboard at `/` and its data routes (default true); the API is the same without it. */
   dashboard?: boolean | undefined;
 }
 
-/** Routes that need no bearer token: probes, docs, the inbox (signed by its sender), and the icon browsers ask for. */
-const PUBLIC_PREFIXES = ['/healthz', '/readyz', '/metrics', '/openapi.json', '/v1/inbox/', '/favicon.ico'];
-
 export const BODY_LIMIT = 1024 * 1024;
 
 export async function buildServer(onejob: Onejob, options: ServerOptions): Promise<FastifyInstance> {
+  const http = httpSettings(onejob.config.http);
+  const limits = limitSettings(onejob.config.limits);
   const app = Fastify({
+    // Node checks request and header deadlines on an interval (30 s by default), so a
+    // trickled body would outlive a short timeout by up to that long.
+    http: {
+      requestTimeout: http.requestTimeoutMs,
+      // Node refuses a headers timeout longer than the request timeout; the shorter one wins anyway.
+      headersTimeout: Math.min(http.headersTimeoutMs, http.requestTimeoutMs),
+      connectionsCheckingInterval: Math.max(100, Math.min(http.headersTimeoutMs, http.requestTimeoutMs) / 4),
+    },
+    requestTimeout: http.requestTimeoutMs,
+    keepAliveTimeout: http.keepAliveTimeoutMs,
     loggerInstance: onejob.logger as unknown as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
-    clientErrorHandler: answerClientError,
+    clientErrorHandler,
     // Fastify's own request logging writes two lines per request (incoming, completed),
     // serialising the request each time: a third of the server's CPU at info level under
     // load. The onResponse hook below writes one shorter line instead.
@@ -101,35 +115,17 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   );
 
   app.addHook('onRequest', async (request) => startRequestSpan(request));
-  app.addHook('onRequest', async (request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    if (
-      path === '/' ||
-      PUBLIC_PREFIXES.some((p) => path === p || path.startsWith(p)) ||
-      path.startsWith('/ui/')
-    )
-      return;
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
-    if (request.routeOptions.config?.admin) {
-      if (isAdminToken(match?.[1], options.adminToken)) return;
-      const why = options.adminToken
-        ? 'Send Authorization: Bearer <ONEJOB_ADMIN_TOKEN>.'
-        : 'ONEJOB_ADMIN_TOKEN is not set, so operator endpoints are closed.';
-      return sendProblem(reply, new OnejobError('admin_token_required', why));
-    }
-    const owner = match?.[1] ? options.apiKeys.ownerOf(match[1]) : undefined;
-    if (!owner) {
-      return sendProblem(
-        reply,
-        new OnejobError(
-          'unauthorized',
-          match ? 'The bearer token is not recognised.' : 'Send Authorization: Bearer <token>.',
-        ),
-      );
-    }
-    request.ownerId = owner;
-  });
+  app.addHook(
+    'onRequest',
+    authenticate({
+      apiKeys: options.apiKeys,
+      adminToken: options.adminToken,
+      metricsToken: options.metricsToken,
+      requests: limits.enabled ? new TokenBuckets(limits.requestsPerSecond, limits.requestBurst) : undefined,
+    }),
+  );
+  // After validation, so it also sees what the query string was coerced to ("1e400" is Infinity).
+  app.addHook('preHandler', checkInputValues);
 
   app.addHook('onResponse', async (request, reply) => {
     endRequestSpan(request, reply);
@@ -154,7 +150,12 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   });
 
   await app.register(healthRoutes, { onejob });
-  await app.register(jobsRoutes, { onejob });
+  await app.register(jobsRoutes, {
+    onejob,
+    jobBuckets: limits.enabled ? new TokenBuckets(limits.jobsPerSecond, limits.jobBurst) : undefined,
+    waitSlots: new WaitSlots(http.maxWaitsPerOwner),
+    maxListBytes: http.maxListBytes,
+  });
   await app.register(attemptsRoutes, { onejob });
   await app.register(inboxRoutes, { onejob });
   await app.register(inboxEventsRoutes, { onejob });
@@ -165,6 +166,6 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   await app.register(jobEventsRoutes, { onejob });
   if (options.dashboard !== false) await app.register(dashboardRoutes, { onejob });
 
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
   return app;
 }

@@ -11,6 +11,11 @@ export interface ListJobsQuery {
   /** Exact idempotency key, for finding the job of one intent. */
   idempotencyKey?: string;
   operation?: string;
+  /**
+   * Stop the page once its jobs take this many bytes as JSON (at least one job is always
+   * returned); `nextCursor` then continues after the last job returned.
+   */
+  maxBytes?: number;
 }
 
 /** A page of `jobs.list`; pass `nextCursor` back as `cursor` for the next one. */
@@ -62,7 +67,19 @@ export async function listJobs(db: Queryable, ownerId: string, query: ListJobsQu
     query.operation ?? null,
     limit + 1,
   ]);
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return { items: page.map(jobView), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+  const items: JobView[] = [];
+  let bytes = 0;
+  for (const row of rows.slice(0, limit)) {
+    const item = jobView(row);
+    // Jobs carry inputs and results of up to 1 MiB each: a page of 200 could be hundreds
+    // of megabytes, so the page ends early instead.
+    if (query.maxBytes !== undefined) {
+      bytes += Buffer.byteLength(JSON.stringify(item));
+      if (bytes > query.maxBytes && items.length > 0) break;
+    }
+    items.push(item);
+  }
+  const more = rows.length > items.length;
+  const last = rows[items.length - 1];
+  return { items, nextCursor: more && last ? encodeCursor(last) : null };
 }

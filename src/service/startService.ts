@@ -96,7 +96,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   let url: string | undefined;
   try {
     if (roles.includes('api')) {
-      app = await buildServer(onejob, { apiKeys, adminToken: env.ONEJOB_ADMIN_TOKEN || undefined });
+      app = await buildServer(onejob, {
+        apiKeys,
+        adminToken: env.ONEJOB_ADMIN_TOKEN || undefined,
+        metricsToken: env.ONEJOB_METRICS_TOKEN || undefined,
+      });
       const port = env.PORT === undefined ? 8080 : Number.parseInt(env.PORT, 10);
       const host = env.HOST ?? '127.0.0.1';
       if (!Number.isInteger(port) || port < 0 || port > 65535)

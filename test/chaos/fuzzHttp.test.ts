@@ -1,29 +1,15 @@
-// Bad input, generated: malformed idempotency keys, bodies, headers and webhook deliveries
-// against the real HTTP API. Every answer must be a 4xx problem document with a stable
+// Bad input, generated: every route (test/fuzz/httpFuzz.ts), then malformed idempotency
+// keys, bodies, headers and webhook deliveries against the real HTTP API. Every answer must be a 4xx problem document with a stable
 // code (never a 5xx), and nothing may be written.
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/config/defaultConfig.js';
-import type { OnejobConfig } from '../../src/config/types.js';
-import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
+import { FUZZ_SECRET, FUZZ_SECRET_ENV, fuzzConfig, runFuzz, seedFuzzContext } from '../fuzz/httpFuzz.js';
+import { ADMIN_TOKEN, OWNER_A, OWNER_B, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
-const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-process.env.FUZZ_WEBHOOK_SECRET = SECRET;
-const config: OnejobConfig = {
-  ...structuredClone(defaultConfig),
-  inbox: {
-    sources: {
-      payments: {
-        scheme: 'standard-webhooks',
-        secretEnv: 'FUZZ_WEBHOOK_SECRET',
-        eventId: 'header:webhook-id',
-        operation: 'charge',
-        ownerId: 'owner-a',
-      },
-    },
-  },
-} as OnejobConfig;
+const SECRET = FUZZ_SECRET;
+process.env[FUZZ_SECRET_ENV] = SECRET;
+const config = fuzzConfig();
 
 let t: TestApp;
 beforeAll(async () => {
@@ -117,6 +103,19 @@ const badBody = fc
   .filter((b) => !isValidCharge(b));
 
 describe('fuzzing the HTTP API with bad input', () => {
+  // The short run of the suite `npm run fuzz -- --seed N --requests N` runs for longer.
+  it('every route, fuzzed (seed 1, 500 requests): no 5xx, no dropped connection, no write by a refused request', async () => {
+    const context = await seedFuzzContext(t.url, {
+      ownerToken: OWNER_A.token,
+      otherToken: OWNER_B.token,
+      adminToken: ADMIN_TOKEN,
+    });
+    const report = await runFuzz({ url: t.url, pool: t.onejob.pool, context, seed: 1, requests: 500 });
+    expect(report.failures).toEqual([]);
+    expect(report).toMatchObject({ serverErrors: 0, dropped: 0, refusedThatWrote: 0 });
+    expect(report.requests).toBeGreaterThan(450);
+  });
+
   it('a malformed Idempotency-Key is refused with a 4xx problem and writes nothing', async () => {
     const before = await rowCounts();
     await fc.assert(

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { WORKER_DEFAULTS } from '../../src/attempts/worker.js';
 import { configSchema } from '../../src/config/configSchema.js';
+import { HTTP_DEFAULTS, LIMIT_DEFAULTS } from '../../src/http/httpSettings.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../src/inbox/signatureSchemes.js';
 import { OPERATION_DEFAULTS } from '../../src/operations/operationRegistry.js';
 import { OUTBOX_DEFAULTS } from '../../src/outbox/outboxSettings.js';
@@ -91,6 +92,8 @@ const CODE_DEFAULTS: Record<string, Record<string, unknown>> = {
   'outbox.publishers (kind nats)': NATS_DEFAULTS,
   'outbox.publishers (kind rabbitmq)': RABBIT_DEFAULTS,
   'outbox.publishers (kind webhook)': WEBHOOK_DEFAULTS,
+  http: { ...HTTP_DEFAULTS },
+  limits: { ...LIMIT_DEFAULTS },
   'inbox.sources.<name>': { toleranceSeconds: DEFAULT_TOLERANCE_SECONDS },
   worker: {
     concurrency: WORKER_DEFAULTS.concurrency,

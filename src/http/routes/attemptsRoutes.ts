@@ -52,7 +52,7 @@ export async function attemptsRoutes(app: FastifyInstance, { onejob }: { onejob:
         params: {
           type: 'object',
           required: ['id', 'n'],
-          properties: { id: { type: 'string' }, n: { type: 'integer', minimum: 1 } },
+          properties: { id: { type: 'string' }, n: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } },
         },
         body: {
           type: 'object',

@@ -6,13 +6,20 @@ import { sendProblem } from '../sendProblem.js';
 export async function healthRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
   const latest = (await loadMigrations()).at(-1)?.version ?? 0;
 
-  app.get('/healthz', { schema: { summary: 'The process is up', tags: ['operations'] } }, async () => ({
-    status: 'ok',
-  }));
+  app.get(
+    '/healthz',
+    { schema: { summary: 'The process is up', tags: ['operations'] }, config: { public: true } },
+    async () => ({
+      status: 'ok',
+    }),
+  );
 
   app.get(
     '/readyz',
-    { schema: { summary: 'The database is reachable and migrated', tags: ['operations'] } },
+    {
+      schema: { summary: 'The database is reachable and migrated', tags: ['operations'] },
+      config: { public: true },
+    },
     async (_req, reply) => {
       let version: number;
       try {
@@ -34,7 +41,13 @@ export async function healthRoutes(app: FastifyInstance, { onejob }: { onejob: O
 
   app.get(
     '/metrics',
-    { schema: { summary: 'Prometheus metrics', tags: ['operations'] } },
+    {
+      schema: {
+        summary: 'Prometheus metrics; needs ONEJOB_METRICS_TOKEN as the bearer token when it is set',
+        tags: ['operations'],
+      },
+      config: { metrics: true },
+    },
     async (_req, reply) => {
       reply.type(onejob.metrics.registry.contentType);
       return onejob.metrics.registry.metrics();

@@ -19,6 +19,8 @@ export async function inboxRoutes(app: FastifyInstance, { onejob }: { onejob: On
   app.post<{ Params: { source: string }; Body: Buffer | undefined }>(
     '/v1/inbox/:source',
     {
+      // Authenticated by the sender's signature, not a bearer token.
+      config: { public: true },
       schema: {
         summary: "Receive a signed webhook; the sender's event id makes every redelivery answer the same",
         tags: ['inbox'],

@@ -1,14 +1,43 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Onejob } from '../../createOnejob.js';
+import { OnejobError } from '../../errors/OnejobError.js';
 import { failpoint } from '../../failpoints/failpoints.js';
 import { parseIdempotencyKey } from '../../jobs/idempotencyKey.js';
 import { JOB_STATES, type JobState } from '../../vocabulary/jobStates.js';
+import { rateLimited } from '../authenticate.js';
+import type { TokenBuckets } from '../limits/TokenBuckets.js';
+import type { WaitSlots } from '../limits/WaitSlots.js';
 import { ownerOf, traceparentOf } from '../requestContext.js';
 import { problemResponse } from '../schemas.js';
 
 const jobResponse = (description: string) => ({ description, $ref: 'Job#' });
 
-export async function jobsRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
+export interface JobsRoutesOptions {
+  onejob: Onejob;
+  /** Per-owner job-creation bucket; undefined when limits are off. */
+  jobBuckets: TokenBuckets | undefined;
+  waitSlots: WaitSlots;
+  maxListBytes: number;
+}
+
+/** The one Idempotency-Key, from the raw headers: Node joins repeated ones into "k1, k2". */
+function idempotencyKeyOf(request: FastifyRequest): string {
+  const raw = request.raw.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === 'idempotency-key') count++;
+  if (count > 1) {
+    throw new OnejobError(
+      'idempotency_key_invalid',
+      'Send the Idempotency-Key header once, not several times.',
+    );
+  }
+  return parseIdempotencyKey(request.headers['idempotency-key']);
+}
+
+export async function jobsRoutes(
+  app: FastifyInstance,
+  { onejob, jobBuckets, waitSlots, maxListBytes }: JobsRoutesOptions,
+) {
   app.post<{ Body: { operation: string; input: Record<string, unknown> } }>(
     '/v1/jobs',
     {
@@ -38,6 +67,7 @@ export async function jobsRoutes(app: FastifyInstance, { onejob }: { onejob: One
           400: problemResponse('Missing or invalid key, malformed JSON, or a body of the wrong shape'),
           401: problemResponse('Missing or invalid token'),
           409: problemResponse('The key was used with a different body (idempotency_key_reused)'),
+          429: problemResponse("The owner's job-creation limit is reached (rate_limited, with Retry-After)"),
           413: problemResponse('Body over 1 MiB'),
           422: problemResponse('Unknown operation, or input failing the operation input schema'),
           503: problemResponse('Database unavailable; retry with the same key'),
@@ -45,11 +75,15 @@ export async function jobsRoutes(app: FastifyInstance, { onejob }: { onejob: One
       },
       // The key is checked before the body, so a keyless request is told what it lacks first.
       preValidation: async (request) => {
-        parseIdempotencyKey(request.headers['idempotency-key']);
+        idempotencyKeyOf(request);
       },
     },
     async (request, reply) => {
-      const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
+      const idempotencyKey = idempotencyKeyOf(request);
+      // A replay of an existing key costs a token too: the bucket bounds the owner's
+      // creation requests, which is what reaches the database.
+      const retryAfter = jobBuckets?.take(ownerOf(request)) ?? 0;
+      if (retryAfter > 0) throw rateLimited(retryAfter, 'job creations');
       const { job, replayed } = await onejob.jobs.create({
         ownerId: ownerOf(request),
         idempotencyKey,
@@ -85,7 +119,13 @@ export async function jobsRoutes(app: FastifyInstance, { onejob }: { onejob: One
       const owner = ownerOf(request);
       const { id } = request.params;
       const waitMs = request.query.waitMs ?? 0;
-      return waitMs > 0 ? onejob.jobs.wait(owner, id, waitMs) : onejob.jobs.get(owner, id);
+      if (waitMs === 0) return onejob.jobs.get(owner, id);
+      if (!waitSlots.tryTake(owner)) throw rateLimited(1, 'long-polls (waitMs)');
+      try {
+        return await onejob.jobs.wait(owner, id, waitMs);
+      } finally {
+        waitSlots.release(owner);
+      }
     },
   );
 
@@ -127,6 +167,6 @@ export async function jobsRoutes(app: FastifyInstance, { onejob }: { onejob: One
         },
       },
     },
-    async (request) => onejob.jobs.list(ownerOf(request), request.query),
+    async (request) => onejob.jobs.list(ownerOf(request), { ...request.query, maxBytes: maxListBytes }),
   );
 }

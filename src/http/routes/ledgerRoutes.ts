@@ -109,7 +109,12 @@ function transferRoutes(app: FastifyInstance, onejob: Onejob) {
             id: { type: 'string', description: 'Client-chosen, stable across retries' },
             debitAccount: { type: 'string', description: 'Money leaves this account; created on first use' },
             creditAccount: { type: 'string', description: 'Money enters this account; created on first use' },
-            amount: { type: 'integer', minimum: 1, description: 'Minor units' },
+            amount: {
+              type: 'integer',
+              minimum: 1,
+              maximum: Number.MAX_SAFE_INTEGER,
+              description: 'Minor units',
+            },
             currency: { type: 'string' },
             reference: { type: 'string' },
             effectiveAt: { type: 'string', description: 'Business time (ISO 8601)' },

@@ -1,0 +1,78 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { OnejobError } from '../errors/OnejobError.js';
+import { isAdminToken, isSameSecret } from './adminToken.js';
+import type { ApiKeys } from './apiKeys.js';
+import type { TokenBuckets } from './limits/TokenBuckets.js';
+import { sendProblem } from './sendProblem.js';
+
+export interface AuthOptions {
+  apiKeys: ApiKeys;
+  adminToken: string | undefined;
+  metricsToken: string | undefined;
+  /** Per-owner request bucket; undefined when limits are off. */
+  requests: TokenBuckets | undefined;
+}
+
+const bearerOf = (request: FastifyRequest) => {
+  const header = request.headers.authorization;
+  return typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : undefined;
+};
+
+function isLoopback(address: string | undefined): boolean {
+  return !!address && (address === '::1' || /^(::ffff:)?127\./.test(address));
+}
+
+/**
+ * The auth hook. A route is public only when its own options say `config: { public: true }`:
+ * a route added later under a public route's path needs a token unless it says so too.
+ * `/metrics` shows every tenant's volumes, so it has a token of its own; without one set,
+ * only clients on the loopback interface are served.
+ */
+export function authenticate(options: AuthOptions) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const config = request.routeOptions.config;
+    // No route matched: the not-found handler answers 404 and opens nothing.
+    if (config?.public || request.routeOptions.url === undefined) return;
+    const token = bearerOf(request);
+    if (config?.metrics) {
+      if (
+        options.metricsToken
+          ? isSameSecret(token, options.metricsToken)
+          : isLoopback(request.socket.remoteAddress)
+      )
+        return;
+      const why = options.metricsToken
+        ? 'Send Authorization: Bearer <ONEJOB_METRICS_TOKEN>.'
+        : 'ONEJOB_METRICS_TOKEN is not set, so /metrics answers loopback clients only.';
+      return sendProblem(reply, new OnejobError('metrics_token_required', why));
+    }
+    if (config?.admin) {
+      if (isAdminToken(token, options.adminToken)) return;
+      const why = options.adminToken
+        ? 'Send Authorization: Bearer <ONEJOB_ADMIN_TOKEN>.'
+        : 'ONEJOB_ADMIN_TOKEN is not set, so operator endpoints are closed.';
+      return sendProblem(reply, new OnejobError('admin_token_required', why));
+    }
+    const owner = token ? options.apiKeys.ownerOf(token) : undefined;
+    if (!owner) {
+      return sendProblem(
+        reply,
+        new OnejobError(
+          'unauthorized',
+          token ? 'The bearer token is not recognised.' : 'Send Authorization: Bearer <token>.',
+        ),
+      );
+    }
+    const wait = options.requests?.take(owner) ?? 0;
+    if (wait > 0) return sendProblem(reply, rateLimited(wait, 'requests'));
+    request.ownerId = owner;
+  };
+}
+
+export function rateLimited(retryAfterSeconds: number, what: string): OnejobError {
+  return new OnejobError(
+    'rate_limited',
+    `This owner's ${what} are over the configured limit; retry in ${retryAfterSeconds} s.`,
+    { retryAfterSeconds },
+  );
+}

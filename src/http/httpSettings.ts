@@ -1,0 +1,41 @@
+import type { HttpConfig, LimitsConfig } from '../config/types.js';
+
+/** The HTTP server's timeouts and bounds when the config's `http` section leaves them out. */
+export const HTTP_DEFAULTS = {
+  // Node's own defaults (5 minutes for a request, none for a trickled body between
+  // checks) let one slow socket hold a connection for minutes; 30 s is ample for a
+  // 1 MiB body on any real link.
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 30_000,
+  // Longer than the idle timeout of common load balancers (60 s), so the server is never
+  // the side that closes a connection the balancer is about to reuse.
+  keepAliveTimeoutMs: 72_000,
+  maxWaitsPerOwner: 100,
+  maxListBytes: 4 * 1024 * 1024,
+} as const satisfies Required<HttpConfig>;
+
+/**
+ * Per-owner token buckets when the config's `limits` section leaves them out: far above
+ * what one tenant's real traffic reaches, so they only ever stop a runaway client.
+ */
+export const LIMIT_DEFAULTS = {
+  enabled: true,
+  requestsPerSecond: 1000,
+  requestBurst: 5000,
+  jobsPerSecond: 200,
+  jobBurst: 2000,
+} as const satisfies Required<LimitsConfig>;
+
+export type HttpSettings = { -readonly [K in keyof typeof HTTP_DEFAULTS]: number };
+export type LimitSettings = { enabled: boolean } & Omit<
+  { -readonly [K in keyof typeof LIMIT_DEFAULTS]: number },
+  'enabled'
+>;
+
+export function httpSettings(config: HttpConfig | undefined): HttpSettings {
+  return { ...HTTP_DEFAULTS, ...config };
+}
+
+export function limitSettings(config: LimitsConfig | undefined): LimitSettings {
+  return { ...LIMIT_DEFAULTS, ...config };
+}
