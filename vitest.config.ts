@@ -14,6 +14,7 @@ export const UNIT_TESTS = [
   'test/client/retryPolicy.test.ts',
   'test/config/configurationDoc.test.ts',
   'test/config/loadConfig.test.ts',
+  'test/db/groupCommit.test.ts',
   'test/db/migrationsModule.test.ts',
   'test/errors/errorsDoc.test.ts',
   'test/http/noSqlInHttpLayer.test.ts',

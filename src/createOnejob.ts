@@ -20,6 +20,7 @@ import {
 import { endJobSpan, startJobSpan } from './jobs/jobSpan.js';
 import { type JobView, SETTLED_JOB_STATES } from './jobs/jobView.js';
 import { type JobPage, type ListJobsQuery, listJobs } from './jobs/listJobs.js';
+import { createTransferBatcher } from './ledger/createTransferBatcher.js';
 import type { AnyCodeOperation } from './library/defineOperation.js';
 import { createInboxHandle, type InboxHandle } from './library/inboxHandle.js';
 import { createLedgerHandle, type LedgerHandle } from './library/ledgerHandle.js';
@@ -180,18 +181,21 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
   // The process's one LISTEN connection, and the wake-ups sent after commit.
   const wakeups = new NotificationHub(pool, { logger, connectionString });
   const outbox = createOutboxHandle(pool);
-  const batcher = createJobBatcher(pool, operations, {
+  // Group commit (src/db/groupCommit.ts): one `intake` config sizes every batched path.
+  const batching = (path: 'jobs' | 'transfers' | 'deliveries') => ({
     maxBatchSize: config.intake?.maxBatchSize,
     maxWaitMs: config.intake?.maxBatchWaitMs,
     maxInFlight: config.intake?.maxBatchesInFlight,
-    onBatch: ({ size, fellBack, error }) => {
-      metrics.intakeBatches.observe(size);
+    onBatch: ({ size, fellBack, error }: { size: number; fellBack: boolean; error?: unknown }) => {
+      metrics.intakeBatches.observe({ path }, size);
       if (fellBack) {
-        metrics.intakeFallbacks.inc();
-        logger.warn({ err: error, size }, 'intake batch failed; its requests went one at a time');
+        metrics.intakeFallbacks.inc({ path });
+        logger.warn({ err: error, size, path }, 'batch failed; its requests went one at a time');
       }
     },
   });
+  const batcher = createJobBatcher(pool, operations, batching('jobs'));
+  const transfers = createTransferBatcher(pool, batching('transfers'));
 
   const db = (o?: TxOption): Queryable => o?.tx ?? pool;
   // A typed read names the operation it expects; any other job is not found, like another owner's.
@@ -261,8 +265,8 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
         return result;
       },
     },
-    inbox: createInboxHandle(() => onejob, config, options.env),
-    ledger: createLedgerHandle(pool),
+    inbox: createInboxHandle(() => onejob, config, options.env, batching('deliveries')),
+    ledger: createLedgerHandle(pool, transfers),
     wakeups,
     async start(o) {
       if (roles) throw new Error('onejob.start(): the roles already run; stop() them first');

@@ -6,7 +6,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { OnejobConfig } from '../config/types.js';
-import type { CreateJobRequest, CreateJobResult } from '../jobs/createJob.js';
 import type { Metrics } from '../observability/createMetrics.js';
 import type { OperationRegistry } from '../operations/operationRegistry.js';
 import type { ProviderRegistry } from '../providers/createProviders.js';
@@ -65,6 +64,4 @@ export type VerifyDeps = Pick<EngineDeps, 'pool' | 'config' | 'operations' | 'me
 };
 
 /** Inbox acceptance: creates the job of a delivery inside the delivery's transaction. */
-export type InboxDeps = Pick<EngineDeps, 'pool' | 'operations' | 'metrics'> & {
-  readonly jobs: { create(req: CreateJobRequest, options?: TxOption): Promise<CreateJobResult> };
-};
+export type InboxDeps = Pick<EngineDeps, 'pool' | 'operations' | 'metrics'>;

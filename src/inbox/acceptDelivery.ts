@@ -1,9 +1,16 @@
 import { createHash } from 'node:crypto';
 import { withTransaction } from '../db/withTransaction.js';
 import type { InboxDeps } from '../engine/engineDeps.js';
-import { checkCreateRequest } from '../jobs/createJob.js';
+import {
+  checkCreateRequest,
+  createPrepared,
+  type PreparedCreate,
+  prepareChecked,
+} from '../jobs/createJob.js';
 import { engineJobRequest } from '../jobs/idempotencyKey.js';
-import { tracing } from '../observability/tracing/tracing.js';
+import { endJobSpan, startJobSpan } from '../jobs/jobSpan.js';
+import type { JobView } from '../jobs/jobView.js';
+import { type TraceSpan, tracing } from '../observability/tracing/tracing.js';
 import type { InboxSource } from './inboxSources.js';
 
 export interface VerifiedDelivery {
@@ -48,7 +55,7 @@ SET deliveries = deliveries + 1,
 WHERE source = $1 AND event_id = $2
 RETURNING response_status, response_body, deliveries`;
 
-interface StoredRow {
+export interface StoredRow {
   response_status: number;
   response_body: DeliveryAnswer['body'];
   deliveries: number;
@@ -68,9 +75,26 @@ export function inboxJobKey(source: string, eventId: string): string {
   return `inbox:${source.slice(0, 160)}:sha256:${createHash('sha256').update(eventId).digest('hex')}`;
 }
 
+/** A delivery checked and ready to write: its job request prepared, its job span open. */
+export interface PreparedDelivery {
+  source: InboxSource;
+  eventId: string;
+  /** SHA-256 of the raw body, kept for audit. */
+  digest: string;
+  create: PreparedCreate;
+  /** The job's creation span; ended when the job is created, dropped on a redelivery. */
+  jobSpan: TraceSpan;
+}
+
+/** Writes prepared deliveries together (createDeliveryBatcher.ts). */
+export interface DeliveryBatcher {
+  accept(prepared: PreparedDelivery): Promise<DeliveryAnswer>;
+}
+
 /**
  * Records the event and creates its job in one transaction, storing the response; any
  * later delivery of the same event id gets that stored response back and creates nothing.
+ * With a `batcher`, the transaction is shared with the deliveries arriving meanwhile.
  *
  * @example
  * ```ts
@@ -78,16 +102,24 @@ export function inboxJobKey(source: string, eventId: string): string {
  * const answer = await acceptDelivery(onejob, verifiedDelivery);
  * ```
  */
-export async function acceptDelivery(onejob: InboxDeps, delivery: VerifiedDelivery): Promise<DeliveryAnswer> {
+export async function acceptDelivery(
+  onejob: InboxDeps,
+  delivery: VerifiedDelivery,
+  batcher?: DeliveryBatcher,
+): Promise<DeliveryAnswer> {
   const span = tracing().start('onejob.inbox.accept', {
     parent: delivery.traceparent,
     attributes: { 'onejob.inbox.source': delivery.source.name, 'onejob.inbox.event_id': delivery.eventId },
   });
+  let prepared: PreparedDelivery | undefined;
   try {
-    const answer = await accept(onejob, delivery, span.traceparent ?? delivery.traceparent ?? null);
+    prepared = prepareDelivery(onejob, delivery, span.traceparent ?? delivery.traceparent ?? null);
+    const answer = await (batcher ? batcher.accept(prepared) : acceptPrepared(onejob, prepared));
     span.set({ 'onejob.job.id': answer.body.jobId, 'onejob.inbox.replayed': answer.replayed });
     return answer;
   } catch (error) {
+    // Nothing was committed: the job's creation span ends failed with the delivery's.
+    if (prepared) endJobSpan(prepared.jobSpan, undefined, error);
     span.fail(error instanceof Error ? error.message : String(error));
     throw error;
   } finally {
@@ -95,11 +127,12 @@ export async function acceptDelivery(onejob: InboxDeps, delivery: VerifiedDelive
   }
 }
 
-async function accept(
-  onejob: InboxDeps,
+/** Checks the delivery's job request (a 422 writes nothing) and prepares its rows. */
+export function prepareDelivery(
+  onejob: Pick<InboxDeps, 'operations'>,
   delivery: VerifiedDelivery,
   traceparent: string | null,
-): Promise<DeliveryAnswer> {
+): PreparedDelivery {
   const { source, eventId } = delivery;
   // The one caller allowed the reserved inbox: key prefix.
   const jobRequest = engineJobRequest({
@@ -109,11 +142,26 @@ async function accept(
     input: delivery.input,
     traceparent,
   });
-  // Refuse bad input before claiming the event, so a refusal writes nothing.
+  // Refuse bad input before anything is opened or claimed, so a refusal writes nothing.
   checkCreateRequest(onejob.operations, jobRequest);
+  // The job row stores its creation span's traceparent, so its attempts are children of it.
+  const jobSpan = startJobSpan(jobRequest);
+  const create = prepareChecked({ ...jobRequest, traceparent: jobSpan.traceparent ?? traceparent });
   const digest = createHash('sha256').update(delivery.rawBody).digest('hex');
+  return { source, eventId, digest, create, jobSpan };
+}
 
-  return withTransaction(onejob.pool, async (tx) => {
+/** After the event's job was created: its span ends and the metrics count it. */
+export function jobCreated(onejob: Pick<InboxDeps, 'metrics'>, p: PreparedDelivery, job: JobView): void {
+  endJobSpan(p.jobSpan, { job, replayed: false });
+  onejob.metrics.jobsCreated.inc({ operation: p.create.req.operation });
+}
+
+/** One prepared delivery in a transaction of its own. */
+export async function acceptPrepared(onejob: InboxDeps, p: PreparedDelivery): Promise<DeliveryAnswer> {
+  const { source, eventId, digest } = p;
+  let created: JobView | undefined;
+  const answer = await withTransaction(onejob.pool, async (tx): Promise<DeliveryAnswer> => {
     const claimed = await tx.query(CLAIM_SQL, [source.name, eventId, source.ownerId, digest]);
     if (claimed.rowCount === 0) {
       const { rows } = await tx.query<StoredRow>(REDELIVERY_SQL, [source.name, eventId, digest]);
@@ -129,16 +177,16 @@ async function accept(
         deliveries: row.deliveries,
       };
     }
-    const { job } = await onejob.jobs.create(jobRequest, { tx });
-    const response = { jobId: job.id };
+    const { job, replayed } = await createPrepared(tx, p.create);
     const { rows } = await tx.query<StoredRow>(STORE_RESPONSE_SQL, [
       source.name,
       eventId,
       job.id,
       202,
-      response,
+      { jobId: job.id },
     ]);
     const row = rows[0] as StoredRow;
+    if (!replayed) created = job;
     return {
       status: row.response_status,
       body: row.response_body,
@@ -146,4 +194,6 @@ async function accept(
       deliveries: row.deliveries,
     };
   });
+  if (created) jobCreated(onejob, p, created);
+  return answer;
 }

@@ -1,6 +1,6 @@
 import type { InboxDeps } from '../engine/engineDeps.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { acceptDelivery, type DeliveryAnswer } from './acceptDelivery.js';
+import { acceptDelivery, type DeliveryAnswer, type DeliveryBatcher } from './acceptDelivery.js';
 import { eventIdOf } from './eventIdOf.js';
 import type { InboxSource } from './inboxSources.js';
 
@@ -16,7 +16,7 @@ export interface RawDelivery {
  * A webhook delivery from its raw bytes to its answer: the signature first (401, nothing
  * written, and nothing said about where this source reads its event id), then the event id
  * from what the signature covers (400 without one), the body as the job's input, then the
- * inbox row and the job in one transaction.
+ * inbox row and the job in one transaction (shared with other deliveries through `batcher`).
  *
  * @example
  * ```ts
@@ -29,6 +29,7 @@ export async function receiveWebhook(
   source: InboxSource,
   delivery: RawDelivery,
   now: Date = new Date(),
+  batcher?: DeliveryBatcher,
 ): Promise<DeliveryAnswer & { eventId: string }> {
   const signed = source.verifier.verify({ headers: delivery.headers, rawBody: delivery.rawBody }, now);
   let parsed: { value: unknown } | undefined;
@@ -50,12 +51,16 @@ export async function receiveWebhook(
       'The webhook body must be a JSON object; it becomes the job input.',
     );
   }
-  const answer = await acceptDelivery(onejob, {
-    source,
-    eventId,
-    input: input as Record<string, unknown>,
-    rawBody: signed.body,
-    traceparent: delivery.traceparent ?? null,
-  });
+  const answer = await acceptDelivery(
+    onejob,
+    {
+      source,
+      eventId,
+      input: input as Record<string, unknown>,
+      rawBody: signed.body,
+      traceparent: delivery.traceparent ?? null,
+    },
+    batcher,
+  );
   return { ...answer, eventId };
 }

@@ -84,6 +84,11 @@ export interface PreparedCreate {
 /** Validates `req` (throwing its 422) and computes its fingerprint, ids and created event. */
 export function prepareCreate(operations: OperationRegistry, req: CreateJobRequest): PreparedCreate {
   checkCreateRequest(operations, req);
+  return prepareChecked(req);
+}
+
+/** `prepareCreate` for a request `checkCreateRequest` has already passed. */
+export function prepareChecked(req: CreateJobRequest): PreparedCreate {
   const print = fingerprint(req);
   const id = uuidv7();
   const eventId = uuidv7();

@@ -56,14 +56,21 @@ SELECT account, currency FROM onejob.ledger_accounts WHERE owner_id = $1 AND acc
  * ```
  */
 export async function createTransfer(db: Queryable, req: TransferRequest): Promise<CreateTransferResult> {
+  return insertTransfer(db, checkTenantTransfer(req));
+}
+
+/**
+ * A tenant's transfer request, checked: its fields, and none of onejob's own names.
+ * Accounts usage:* and provider:* and ids attempt-cost:* are the engine's
+ * (reserved_namespace); a transfer that would take an account's debits or credits past
+ * 2^53 - 1 is refused later, by the database (ledger_amount_out_of_range).
+ */
+export function checkTenantTransfer(req: TransferRequest): CheckedTransfer {
   const t = checkTransferRequest(req);
-  // Accounts usage:* and provider:* and ids attempt-cost:* are onejob's own
-  // (reserved_namespace); a transfer that would take an account's debits or credits past
-  // 2^53 - 1 is refused by the database (ledger_amount_out_of_range).
   refuseReservedTransferId(t.id, 'id');
   refuseReservedAccount(t.debitAccount, 'debitAccount');
   refuseReservedAccount(t.creditAccount, 'creditAccount');
-  return insertTransfer(db, t);
+  return t;
 }
 
 /**
@@ -77,7 +84,8 @@ export async function createEngineTransfer(
   return insertTransfer(db, checkTransferRequest(req));
 }
 
-async function insertTransfer(db: Queryable, t: CheckedTransfer): Promise<CreateTransferResult> {
+/** Records one checked transfer on its own: one statement, one commit on a pool. */
+export async function insertTransfer(db: Queryable, t: CheckedTransfer): Promise<CreateTransferResult> {
   let rows: TransferRow[];
   try {
     ({ rows } = await db.query<TransferRow>(CREATE_SQL, [
@@ -103,7 +111,7 @@ async function insertTransfer(db: Queryable, t: CheckedTransfer): Promise<Create
 }
 
 /** True when the stored transfer is the one `t` asks for (a plain transfer with equal fields). */
-function sameTransfer(row: TransferRow, t: CheckedTransfer): boolean {
+export function sameTransfer(row: TransferRow, t: CheckedTransfer): boolean {
   return (
     row.reverses === null &&
     row.debit_account === t.debitAccount &&

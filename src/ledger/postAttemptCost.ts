@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
+import type { TransferRequest } from './checkTransferRequest.js';
 import { type CreateTransferResult, createEngineTransfer } from './createTransfer.js';
 
 /** The cost of one attempt, as `postAttemptCost` records it in the ledger. */
@@ -57,6 +58,13 @@ export async function postAttemptCost(
   db: Queryable,
   cost: AttemptCost,
 ): Promise<CreateTransferResult | null> {
+  const transfer = attemptCostTransfer(cost);
+  // The reserved usage:/provider: accounts and attempt-cost: ids are the engine's to write.
+  return transfer ? createEngineTransfer(db, transfer) : null;
+}
+
+/** The transfer that records an attempt's cost, or null for a zero cost. */
+export function attemptCostTransfer(cost: AttemptCost): TransferRequest | null {
   if (!Number.isSafeInteger(cost.costMicros) || cost.costMicros < 0) {
     throw new OnejobError(
       'request_invalid',
@@ -64,13 +72,11 @@ export async function postAttemptCost(
     );
   }
   if (cost.costMicros === 0) return null;
-  const accounts = attemptCostAccounts(cost.provider, cost.currency);
-  // The reserved usage:/provider: accounts and attempt-cost: ids are the engine's to write.
-  return createEngineTransfer(db, {
+  return {
     ownerId: cost.ownerId,
     id: attemptCostTransferId(cost.attemptId),
-    ...accounts,
+    ...attemptCostAccounts(cost.provider, cost.currency),
     amount: cost.costMicros,
     reference: cost.jobId ? `job:${cost.jobId}` : null,
-  });
+  };
 }

@@ -4,8 +4,8 @@
 import type { Logger } from 'pino';
 import type { Provider, ProviderCall, ProviderOutcome } from '../providers/types.js';
 import type { AttemptWatch } from './attemptWatch.js';
-import type { AnyCodeOperation } from './defineOperation.js';
 import { isDefiniteFailure } from './DefiniteFailure.js';
+import type { AnyCodeOperation } from './defineOperation.js';
 
 export const CODE_PROVIDER_KIND = 'code';
 

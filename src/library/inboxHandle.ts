@@ -3,7 +3,8 @@
 import type { OnejobConfig } from '../config/types.js';
 import type { InboxDeps } from '../engine/engineDeps.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import type { DeliveryAnswer } from '../inbox/acceptDelivery.js';
+import type { DeliveryAnswer, DeliveryBatcher } from '../inbox/acceptDelivery.js';
+import { createDeliveryBatcher, type DeliveryBatcherOptions } from '../inbox/createDeliveryBatcher.js';
 import { type InboxSource, inboxSources } from '../inbox/inboxSources.js';
 import { type InboxEventView, listInboxEvents } from '../inbox/listInboxEvents.js';
 import { type RawDelivery, receiveWebhook } from '../inbox/receiveWebhook.js';
@@ -38,8 +39,15 @@ export function createInboxHandle(
   getOnejob: () => InboxDeps,
   config: OnejobConfig,
   env: NodeJS.ProcessEnv = process.env,
+  batching?: DeliveryBatcherOptions,
 ): InboxHandle {
   let built: Map<string, InboxSource> | undefined;
+  // Deliveries share commits (group commit) unless `batching` is left out.
+  let batcher: DeliveryBatcher | undefined;
+  const deliveries = () => {
+    if (batching) batcher ??= createDeliveryBatcher(getOnejob(), batching);
+    return batcher;
+  };
   const sources = () => {
     built ??= inboxSources(config, env);
     return built;
@@ -52,7 +60,7 @@ export function createInboxHandle(
       const onejob = getOnejob();
       let answer: DeliveryAnswer & { eventId: string };
       try {
-        answer = await receiveWebhook(onejob, source, delivery);
+        answer = await receiveWebhook(onejob, source, delivery, new Date(), deliveries());
       } catch (error) {
         const outcome = error instanceof OnejobError ? error.code : 'error';
         onejob.metrics.inboxDeliveries.inc({ source: source.name, outcome });

@@ -4,6 +4,7 @@ import type { Queryable } from '../db/createPool.js';
 import type { TxOption } from '../engine/engineDeps.js';
 import type { TransferRequest } from '../ledger/checkTransferRequest.js';
 import { type CreateTransferResult, createTransfer } from '../ledger/createTransfer.js';
+import type { TransferBatcher } from '../ledger/createTransferBatcher.js';
 import { type Balance, getBalance } from '../ledger/getBalance.js';
 import { getTransfer } from '../ledger/getTransfer.js';
 import { type AccountPage, type ListAccountsQuery, listAccounts } from '../ledger/listAccounts.js';
@@ -45,9 +46,14 @@ export interface LedgerHandle {
   listEntries(req: AccountRequest & Omit<ListEntriesQuery, 'asOf'>, options?: TxOption): Promise<EntryPage>;
 }
 
-export function createLedgerHandle(pool: Queryable): LedgerHandle {
+/**
+ * Without `{ tx }`, transfers go through `transfers` (group commit) when given; with it,
+ * the caller's transaction decides, so the transfer is written there alone.
+ */
+export function createLedgerHandle(pool: Queryable, transfers?: TransferBatcher): LedgerHandle {
   return {
-    createTransfer: (req, o) => createTransfer(o?.tx ?? pool, req),
+    createTransfer: (req, o) =>
+      o?.tx || !transfers ? createTransfer(o?.tx ?? pool, req) : transfers.create(req),
     reverseTransfer: (req, o) => reverseTransfer(o?.tx ?? pool, req),
     getTransfer: ({ ownerId, id }, o) => getTransfer(o?.tx ?? pool, ownerId, id),
     getBalance: ({ ownerId, account, asOf }, o) => getBalance(o?.tx ?? pool, ownerId, account, asOf),

@@ -22,7 +22,10 @@ export interface ProvidersHandle extends ProviderRegistry {
   verify(name: string, operation: string, options?: VerifyOptions): Promise<VerificationReport>;
 }
 
-export function createProvidersHandle(registry: ProviderRegistry, getDeps: () => VerifyDeps): ProvidersHandle {
+export function createProvidersHandle(
+  registry: ProviderRegistry,
+  getDeps: () => VerifyDeps,
+): ProvidersHandle {
   // The registry itself stays the object (workers and tests call get/set on it).
   return Object.assign(registry, {
     list: () => providerStatuses(getDeps()),

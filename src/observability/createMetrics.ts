@@ -28,13 +28,15 @@ export function createMetrics() {
     }),
     intakeBatches: new Histogram({
       name: 'onejob_intake_batch_size',
-      help: 'Create requests per intake batch statement (group commit)',
+      help: 'Requests per group-commit batch, by path (jobs, transfers, deliveries)',
+      labelNames: ['path'] as const,
       buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
       registers: [registry],
     }),
     intakeFallbacks: new Counter({
       name: 'onejob_intake_batch_fallbacks_total',
-      help: 'Intake batches whose statement failed and whose requests then went one at a time',
+      help: 'Group-commit batches that failed and whose requests then went one at a time, by path',
+      labelNames: ['path'] as const,
       registers: [registry],
     }),
     httpDuration: new Histogram({

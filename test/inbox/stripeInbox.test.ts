@@ -22,6 +22,10 @@ const config: OnejobConfig = {
       inputSchema: { type: 'object', required: ['id', 'type'], additionalProperties: true },
     },
   },
+  // One delivery per transaction, as separate processes would send them: the race test
+  // below needs ten deliveries inside the database at once. Batched deliveries are
+  // covered in deliveryGroupCommit.test.ts.
+  intake: { maxBatchSize: 1 },
   inbox: {
     sources: {
       stripe: {

@@ -26,8 +26,10 @@ const charge = (key: string, amount: number): CreateJobRequest => ({
 /** Batch statements sent so far and the requests they carried, from the engine's metrics. */
 async function batches(): Promise<{ statements: number; requests: number; fallbacks: number }> {
   const { values } = await t.onejob.metrics.intakeBatches.get();
-  const fallbacks = (await t.onejob.metrics.intakeFallbacks.get()).values[0]?.value ?? 0;
-  const pick = (suffix: string) => values.find((v) => v.metricName === `onejob_intake_batch_size_${suffix}`);
+  const fallbacks =
+    (await t.onejob.metrics.intakeFallbacks.get()).values.find((v) => v.labels.path === 'jobs')?.value ?? 0;
+  const pick = (suffix: string) =>
+    values.find((v) => v.metricName === `onejob_intake_batch_size_${suffix}` && v.labels.path === 'jobs');
   return { statements: pick('count')?.value ?? 0, requests: pick('sum')?.value ?? 0, fallbacks };
 }
 
