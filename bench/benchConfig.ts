@@ -1,9 +1,14 @@
 // The onejob configuration the bench server runs: one operation on a provider that
 // answers at once, so the numbers measure onejob and PostgreSQL, not a provider.
-import type { OnejobConfig, PublisherConfig } from '../src/config/types.js';
+import type { IntakeConfig, OnejobConfig, PublisherConfig } from '../src/config/types.js';
 
-export function benchConfig(o: { workerConcurrency: number; publisher?: PublisherConfig }): OnejobConfig {
+export function benchConfig(o: {
+  workerConcurrency: number;
+  publisher?: PublisherConfig;
+  intake?: IntakeConfig;
+}): OnejobConfig {
   return {
+    ...(o.intake && Object.keys(o.intake).length ? { intake: o.intake } : {}),
     providers: { noop: { kind: 'simulated', latencyMs: 0 } },
     operations: {
       noop: {

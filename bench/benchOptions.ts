@@ -1,5 +1,6 @@
 // Options of `npm run bench` / `onejob bench`, shared by both entry points.
 import type { Command } from 'commander';
+import type { IntakeConfig } from '../src/config/types.js';
 
 export interface BenchOptions {
   /** PostgreSQL server the bench creates its own databases on (superuser, trust). */
@@ -32,6 +33,8 @@ export interface BenchOptions {
   /** Run the server from source through tsx, or the compiled dist/ (`npm run build` first). */
   server: 'tsx' | 'dist';
   progress: boolean;
+  /** Group-commit settings for the server and library scenarios (unset: onejob's defaults). */
+  intake: IntakeConfig;
 }
 
 export const DEFAULT_BENCH_OPTIONS: BenchOptions = {
@@ -52,6 +55,7 @@ export const DEFAULT_BENCH_OPTIONS: BenchOptions = {
   logLevel: 'info',
   server: 'tsx',
   progress: true,
+  intake: {},
 };
 
 const int = (v: string) => {
@@ -95,6 +99,9 @@ export function addBenchOptions(cmd: Command): Command {
       'run the server from source (tsx) or compiled (dist, after npm run build)',
       d.server,
     )
+    .option('--max-batch <n>', 'intake.maxBatchSize of the server and library (1: no group commit)')
+    .option('--batch-wait <ms>', 'intake.maxBatchWaitMs of the server and library')
+    .option('--batches-in-flight <n>', 'intake.maxBatchesInFlight of the server and library')
     .option('--keep', 'keep the bench databases afterwards')
     .option('--no-progress', 'no progress lines on stderr');
 }
@@ -132,5 +139,10 @@ export function benchOptionsFrom(o: Record<string, unknown>): BenchOptions {
               throw new Error('--server: tsx or dist');
             })(),
     progress: o.progress !== false,
+    intake: {
+      ...(o.maxBatch === undefined ? {} : { maxBatchSize: int(s(o.maxBatch)) }),
+      ...(o.batchWait === undefined ? {} : { maxBatchWaitMs: Number(o.batchWait) }),
+      ...(o.batchesInFlight === undefined ? {} : { maxBatchesInFlight: int(s(o.batchesInFlight)) }),
+    },
   };
 }

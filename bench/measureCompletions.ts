@@ -35,6 +35,8 @@ export async function measureCompletions(o: CompletionOptions): Promise<LoadResu
   }
   const c0 = await o.completed();
   const t0 = performance.now();
+  if (c0 >= o.total)
+    throw new Error(`${o.label}: the queue of ${o.total} ran dry during warm-up; raise --queue-jobs`);
   let c1 = c0;
   let t1 = t0;
   while (performance.now() < end) {

@@ -13,6 +13,7 @@ import { startHttpLoadClient } from './httpLoadClient.js';
 import type { HttpScenarioResult } from './httpLoadWorker.js';
 import type { LoadResult } from './measureLoad.js';
 import { silentProgress, stderrProgress } from './progress.js';
+import { inboxLoad, transfersLoad } from './scenarios/batchedPaths.js';
 import { claimComplete, claimCompleteUnavailable } from './scenarios/claimComplete.js';
 import { jetstreamPublish } from './scenarios/jetstreamPublish.js';
 import { libraryCreate } from './scenarios/libraryCreate.js';
@@ -41,6 +42,10 @@ export const SCENARIO_IDS = [
   'g-pgboss',
   'g-gw-add',
   'g-gw-noop',
+  'h-transfers',
+  'h-transfers-alone',
+  'h-inbox',
+  'h-inbox-alone',
 ];
 
 export interface BenchOutcome {
@@ -130,7 +135,7 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
         progress.note('starting onejob serve --role api');
         const server = await startServer({
           databaseUrl: db.url,
-          config: benchConfig({ workerConcurrency: o.workerConcurrency }),
+          config: benchConfig({ workerConcurrency: o.workerConcurrency, intake: o.intake }),
           roles: 'api',
           logFile: join(workDir, 'server-api.log'),
           logLevel: o.logLevel,
@@ -221,7 +226,10 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
         pgbenchLookup(raw, 'seed-', REPLAY_KEYS),
       );
       await scenario('g-lib-create', 'onejob jobs.create in-process (library)', o.concurrency, () =>
-        libraryCreate({ ...raw, poolSize: o.poolSize, workerConcurrency: o.workerConcurrency }, 'g-lib-'),
+        libraryCreate(
+          { ...raw, poolSize: o.poolSize, workerConcurrency: o.workerConcurrency, intake: o.intake },
+          'g-lib-',
+        ),
       );
     }
 
@@ -277,7 +285,7 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
       }
     }
 
-    if (wanted('g-pgboss', 'g-gw-add', 'g-gw-noop')) {
+    if (wanted('g-pgboss', 'g-gw-add')) {
       const db = await freshDatabase('peers');
       const peer = { url: db.url, concurrency: o.concurrency, poolSize: o.poolSize, ...timing };
       await scenario('g-pgboss', 'pg-boss 10 send, singletonKey + singletonSeconds', o.concurrency, () =>
@@ -286,11 +294,48 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
       await scenario('g-gw-add', "graphile-worker 0.16 addJob, jobKey, 'unsafe_dedupe'", o.concurrency, () =>
         graphileAddJob(peer),
       );
+    }
+
+    // A database of its own, like the onejob worker's (d): the jobs g-gw-add leaves queued
+    // would otherwise sit in front of every fetch the drain makes.
+    if (wanted('g-gw-noop')) {
+      const db = await freshDatabase('graphile_drain');
+      const peer = { url: db.url, concurrency: o.concurrency, poolSize: o.poolSize, ...timing };
       await scenario(
         'g-gw-noop',
         'graphile-worker 0.16 running no-op jobs (pre-queued)',
         o.workerConcurrency,
         () => graphileNoop({ ...peer, workerConcurrency: o.workerConcurrency, queueJobs: o.queueJobs }),
+      );
+    }
+
+    if (wanted('h-transfers', 'h-transfers-alone', 'h-inbox', 'h-inbox-alone')) {
+      const db = await freshDatabase('batched');
+      const h = (batched: boolean) => ({
+        url: db.url,
+        concurrency: o.concurrency,
+        poolSize: o.poolSize,
+        workerConcurrency: o.workerConcurrency,
+        batched,
+        ...timing,
+      });
+      await scenario('h-transfers', 'ledger transfers in-process, group commit', o.concurrency, () =>
+        transfersLoad(h(true), 'h-tb-'),
+      );
+      await scenario(
+        'h-transfers-alone',
+        'ledger transfers in-process, one per transaction',
+        o.concurrency,
+        () => transfersLoad(h(false), 'h-ta-'),
+      );
+      await scenario('h-inbox', 'signed webhook deliveries in-process, group commit', o.concurrency, () =>
+        inboxLoad(h(true), 'h-ib-'),
+      );
+      await scenario(
+        'h-inbox-alone',
+        'signed webhook deliveries in-process, one per transaction',
+        o.concurrency,
+        () => inboxLoad(h(false), 'h-ia-'),
       );
     }
   } finally {

@@ -1,6 +1,7 @@
 // (g) onejob as a library, in-process like pg-boss `send` in the same run: `jobs.create`
 // without a caller's transaction (so it joins the group commit), on a pool of the same size.
 import pg from 'pg';
+import type { IntakeConfig } from '../../src/config/types.js';
 import { createOnejob } from '../../src/createOnejob.js';
 import { createLogger } from '../../src/observability/createLogger.js';
 import { benchConfig } from '../benchConfig.js';
@@ -16,6 +17,7 @@ export interface LibraryRun {
   durationMs: number;
   progress: Progress;
   workerConcurrency: number;
+  intake?: IntakeConfig;
 }
 
 /** `jobs.create` with a unique key per call; leaves `keyPrefix0..issued-1` behind. */
@@ -27,7 +29,7 @@ export async function libraryCreate(r: LibraryRun, keyPrefix: string): Promise<L
   });
   const onejob = createOnejob({
     pool,
-    config: benchConfig({ workerConcurrency: r.workerConcurrency }),
+    config: benchConfig({ workerConcurrency: r.workerConcurrency, intake: r.intake }),
     logger: createLogger('warn'),
   });
   try {

@@ -26,7 +26,8 @@ describe('bench harness', () => {
       poolSize: 4,
       claimConcurrency: 2,
       workerConcurrency: 4,
-      queueJobs: 4_000,
+      // Enough that the relay (e), the fastest drain, is still publishing when its window opens.
+      queueJobs: 12_000,
       logLevel: 'warn',
       progress: false,
       out,
