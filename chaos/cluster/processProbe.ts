@@ -13,7 +13,9 @@ if (port > 0) {
   const server = createServer((_req, res) => {
     const body = {
       pid: process.pid,
-      rssBytes: process.memoryUsage().rss,
+      // Heap and external memory beside RSS: a JavaScript leak raises heapUsed; RSS
+      // growing without it is the allocator or V8 reserving, not objects kept alive.
+      ...memory(),
       eventLoopDelayMs: {
         p50: delay.percentile(50) / 1e6,
         p99: delay.percentile(99) / 1e6,
@@ -24,6 +26,15 @@ if (port > 0) {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
   server.listen(port, '127.0.0.1');
+  function memory() {
+    const m = process.memoryUsage();
+    return {
+      rssBytes: m.rss,
+      heapUsedBytes: m.heapUsed,
+      heapTotalBytes: m.heapTotal,
+      externalBytes: m.external,
+    };
+  }
   // The probe never keeps a process alive that would otherwise exit.
   server.unref();
 }

@@ -81,8 +81,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakOutcome> {
           const s = await sampleCluster(fleet, pool, startedAt);
           samples.push(s);
           const rss = Object.values(s.processes).map((p) => (p ? p.rssMb : '-'));
+          const heap = Object.values(s.processes).map((p) => (p ? `${p.heapUsedMb}/${p.heapTotalMb}` : '-'));
           log(
-            `soak ${Math.round(s.atMs / 1000)} s: rss ${rss.join('/')} MB, loop p99 max ${Math.max(0, ...Object.values(s.processes).map((p) => p?.loopP99Ms ?? 0))} ms, connections ${s.dbConnections}, backlog ${s.outboxBacklog}, open ${s.openJobs}, unknown ${s.unknownJobs}`,
+            `soak ${Math.round(s.atMs / 1000)} s: rss ${rss.join('/')} MB, heap used/total ${heap.join(' ')} MB, loop p99 max ${Math.max(0, ...Object.values(s.processes).map((p) => p?.loopP99Ms ?? 0))} ms, connections ${s.dbConnections}, backlog ${s.outboxBacklog}, open ${s.openJobs}, unknown ${s.unknownJobs}`,
           );
         } catch (error) {
           log(`soak sample failed: ${(error as Error).message}`);

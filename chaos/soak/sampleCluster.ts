@@ -6,6 +6,10 @@ import type { OnejobFleet } from '../cluster/onejobFleet.js';
 
 export interface ProcessSample {
   rssMb: number;
+  /** V8 heap in use and reserved, and memory held outside the heap (buffers). */
+  heapUsedMb?: number;
+  heapTotalMb?: number;
+  externalMb?: number;
   loopP99Ms: number;
   loopMaxMs: number;
 }
@@ -40,10 +44,16 @@ export async function sampleCluster(
         const res = await fetch(m.probeUrl, { signal: AbortSignal.timeout(5_000) });
         const body = (await res.json()) as {
           rssBytes: number;
+          heapUsedBytes?: number;
+          heapTotalBytes?: number;
+          externalBytes?: number;
           eventLoopDelayMs: { p99: number; max: number };
         };
         processes[m.name] = {
-          rssMb: Math.round((body.rssBytes / 1_048_576) * 10) / 10,
+          rssMb: mb(body.rssBytes),
+          heapUsedMb: mb(body.heapUsedBytes),
+          heapTotalMb: mb(body.heapTotalBytes),
+          externalMb: mb(body.externalBytes),
           loopP99Ms: Math.round(body.eventLoopDelayMs.p99 * 10) / 10,
           loopMaxMs: Math.round(body.eventLoopDelayMs.max * 10) / 10,
         };
@@ -65,3 +75,5 @@ export async function sampleCluster(
     openJobs: r.open,
   };
 }
+
+const mb = (bytes = 0) => Math.round((bytes / 1_048_576) * 10) / 10;
