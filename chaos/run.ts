@@ -1,6 +1,7 @@
 // npm run chaos -- [--duration 10m] [--seed N] [--calm 30s] [--api 2 --workers 2 --relays 1 --library 1]
 //                  [--database embedded|system] [--clients 6] [--scale]
 // npm run chaos -- --soak 30m [--rate N] [--sample-every 1m] [--capacity-probe 30s] [--chart docs/soak.svg]
+//                  [--node-defaults]
 // Runs the chaos harness (or, with --scale, the worker scale-out runs; with --soak, steady
 // load without faults, sampled and charted) and exits non-zero on any violation or a
 // failed soak, printing the seed to replay.
@@ -76,6 +77,8 @@ try {
       database,
       resultsDir,
       ...(a.has('chart') ? { chartPath: a.get('chart')! } : {}),
+      // Node's own heap sizing instead of the pinned young generation (runSoak.ts).
+      ...(a.has('node-defaults') ? { nodeFlags: [] } : {}),
       command: `npm run chaos -- ${process.argv.slice(2).join(' ')}${a.has('seed') ? '' : ` --seed ${seed}`}`,
     });
     process.exit(soak.verdict.passed && soak.violations === 0 ? 0 : 1);

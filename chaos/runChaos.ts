@@ -64,6 +64,8 @@ export interface ChaosOptions {
   inferenceShare?: number;
   /** Preload the process probe (RSS, event-loop delay) into every onejob process. */
   probes?: boolean;
+  /** Node command-line flags for every onejob process (the soak pins V8's young generation). */
+  nodeFlags?: string[];
   /** Shared load rate, read before every intent; see LoadOptions.pace. */
   pace?: { perSecond?: number };
   /**
@@ -142,6 +144,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       configPath,
       cwd: dir,
       ...(o.probes ? { probes: true } : {}),
+      ...(o.nodeFlags ? { nodeFlags: o.nodeFlags } : {}),
     });
     pool = resilientPool(db.url, 3);
     consumer = await runEventConsumer({ natsUrls: nats.urls, stream: nats.stream, databaseUrl: db.url });

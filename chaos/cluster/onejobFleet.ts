@@ -49,6 +49,8 @@ export async function startOnejobFleet(o: {
   cwd: string;
   /** Preload chaos/cluster/processProbe.ts into every process (the soak reads it). */
   probes?: boolean;
+  /** Node flags before the preloads, e.g. V8 heap sizing. */
+  nodeFlags?: string[];
 }): Promise<OnejobFleet> {
   const members: FleetMember[] = [];
   for (const role of ['api', 'worker', 'relay', 'library'] as FleetRole[]) {
@@ -65,7 +67,7 @@ export async function startOnejobFleet(o: {
         PORT: String(port),
         HOST: '127.0.0.1',
       };
-      const preload = ['--import', TSX, ...(o.probes ? ['--import', PROBE] : [])];
+      const preload = [...(o.nodeFlags ?? []), '--import', TSX, ...(o.probes ? ['--import', PROBE] : [])];
       const args = role === 'library' ? [...preload, LIBRARY] : [...preload, MAIN, 'serve', '--role', role];
       members.push({
         name,

@@ -1,11 +1,12 @@
 // Applies a planned fault schedule, one fault after another, recording each as it really
 // happened (a failpoint the process never reached within its window is recorded as such).
+
+import { ATTEMPT_TIMEOUT_MS } from '../cluster/chaosConfig.js';
+import type { OnejobFleet } from '../cluster/onejobFleet.js';
 import type { ChaosDatabase } from '../cluster/startDatabase.js';
 import type { FakeInferenceProvider } from '../cluster/startFakeInferenceProvider.js';
 import type { FakePaymentProvider } from '../cluster/startFakePaymentProvider.js';
 import type { NatsCluster } from '../cluster/startNatsCluster.js';
-import type { OnejobFleet } from '../cluster/onejobFleet.js';
-import { ATTEMPT_TIMEOUT_MS } from '../cluster/chaosConfig.js';
 import type { FaultRecord } from '../history/types.js';
 import type { PlannedFault } from './buildFaultSchedule.js';
 

@@ -3,12 +3,12 @@
 // timestamps and signatures, a ledger client retrying a transfer with the same id, and an
 // application that creates a job inside a transaction it then rolls back.
 import type pg from 'pg';
-import { resilientPool } from '../cluster/resilientPool.js';
 import { Webhook } from 'standardwebhooks';
 import type { OnejobConfig } from '../../src/config/types.js';
 import { createJob } from '../../src/jobs/createJob.js';
 import { OperationRegistry } from '../../src/operations/operationRegistry.js';
 import { WEBHOOK_SOURCE } from '../cluster/chaosConfig.js';
+import { resilientPool } from '../cluster/resilientPool.js';
 import type { ApiCall, Features } from '../history/types.js';
 import { createRng, type Rng } from '../random/createRng.js';
 import { httpCall } from './httpCall.js';

@@ -10,6 +10,8 @@ export interface ProcessSample {
   heapUsedMb?: number;
   heapTotalMb?: number;
   externalMb?: number;
+  /** Size of each V8 heap space (new_space, old_space, code_space...), MB. */
+  heapSpacesMb?: Record<string, number>;
   loopP99Ms: number;
   loopMaxMs: number;
 }
@@ -47,6 +49,7 @@ export async function sampleCluster(
           heapUsedBytes?: number;
           heapTotalBytes?: number;
           externalBytes?: number;
+          heapSpaceBytes?: Record<string, number>;
           eventLoopDelayMs: { p99: number; max: number };
         };
         processes[m.name] = {
@@ -54,6 +57,9 @@ export async function sampleCluster(
           heapUsedMb: mb(body.heapUsedBytes),
           heapTotalMb: mb(body.heapTotalBytes),
           externalMb: mb(body.externalBytes),
+          heapSpacesMb: Object.fromEntries(
+            Object.entries(body.heapSpaceBytes ?? {}).map(([k, v]) => [k, mb(v)]),
+          ),
           loopP99Ms: Math.round(body.eventLoopDelayMs.p99 * 10) / 10,
           loopMaxMs: Math.round(body.eventLoopDelayMs.max * 10) / 10,
         };
