@@ -149,7 +149,7 @@ async function currencyMismatch(db: Queryable, t: CheckedTransfer): Promise<Onej
 }
 
 /**
- * The totals CHECK (migrations/0009_ledger_safety.sql) refused the transfer: an account's
+ * The totals CHECK (migrations/0009_ledger_safety.sql, 0010) refused the transfer: an account's
  * all-time debits or credits would pass 2^53 - 1, beyond what a JavaScript number holds exactly.
  */
 export function amountOutOfRange(error: unknown): OnejobError | undefined {

@@ -6,11 +6,11 @@ import type { CheckedTransfer } from './checkTransferRequest.js';
 import { TRANSFER_COLUMNS, type TransferRow } from './transferView.js';
 
 // Every account the batch touches gets its totals row locked first, in (owner, account)
-// order, created at zero if new. The totals trigger (migrations/0009_ledger_safety.sql)
-// locks the totals of each transfer as the row is inserted, which in a batch would be in
-// the batch's order: two batches moving money between the same accounts in opposite
-// directions would each hold one row the other needs. Locked up front in one order, the
-// second batch waits at its first shared account and never holds one the first needs.
+// order, created at zero if new. Without it, two batches sharing accounts and ids could
+// each hold what the other needs: the transfers INSERT waits on another batch's unique-index
+// entries, and the totals trigger (migrations/0010_ledger_totals_per_statement.sql) locks
+// the totals rows at the end of the statement. Locked up front in one order, the second
+// batch waits at its first shared account and never holds a row the first needs.
 const LOCK_TOTALS_SQL = `
 INSERT INTO onejob.ledger_account_totals AS t (owner_id, account)
 SELECT DISTINCT a.owner_id, a.account FROM json_to_recordset($1::json) AS a(owner_id text, account text)

@@ -213,5 +213,15 @@ describe('group commit of ledger transfers', () => {
     );
     const sent = requests.reduce((s, r) => s + r.amount, 0);
     expect(totals.rows[0]).toEqual({ debits: String(sent), credits: String(sent) });
+    // Each account's totals (summed per statement by the trigger) match its own entries.
+    const mismatched = await t.onejob.pool.query(
+      `SELECT t.account FROM onejob.ledger_account_totals t
+       JOIN (SELECT account, sum(amount) FILTER (WHERE side = 'debit') AS debits,
+                    sum(amount) FILTER (WHERE side = 'credit') AS credits
+             FROM onejob.ledger_entries WHERE owner_id = $1 GROUP BY account) e ON e.account = t.account
+       WHERE t.owner_id = $1 AND t.account LIKE 'mesh:%' AND (t.debits <> e.debits OR t.credits <> e.credits)`,
+      [OWNER_A.owner],
+    );
+    expect(mismatched.rows).toEqual([]);
   });
 });
