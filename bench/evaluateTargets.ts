@@ -71,6 +71,13 @@ export function evaluateTargets(scenarios: ScenarioRecord[]): TargetRecord[] {
       1,
     ),
     ratio(
+      'transfers-hot-batched',
+      'transfers into one account, group commit ≥ 1 × one per transaction',
+      'h-transfers-hot',
+      'h-transfers-hot-alone',
+      1,
+    ),
+    ratio(
       'inbox-batched',
       'webhook deliveries, group commit ≥ 1 × one per transaction',
       'h-inbox',

@@ -44,6 +44,8 @@ export const SCENARIO_IDS = [
   'g-gw-noop',
   'h-transfers',
   'h-transfers-alone',
+  'h-transfers-hot',
+  'h-transfers-hot-alone',
   'h-inbox',
   'h-inbox-alone',
 ];
@@ -309,7 +311,16 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
       );
     }
 
-    if (wanted('h-transfers', 'h-transfers-alone', 'h-inbox', 'h-inbox-alone')) {
+    if (
+      wanted(
+        'h-transfers',
+        'h-transfers-alone',
+        'h-transfers-hot',
+        'h-transfers-hot-alone',
+        'h-inbox',
+        'h-inbox-alone',
+      )
+    ) {
       const db = await freshDatabase('batched');
       const h = (batched: boolean) => ({
         url: db.url,
@@ -327,6 +338,18 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
         'ledger transfers in-process, one per transaction',
         o.concurrency,
         () => transfersLoad(h(false), 'h-ta-'),
+      );
+      await scenario(
+        'h-transfers-hot',
+        'ledger transfers into one account, group commit',
+        o.concurrency,
+        () => transfersLoad(h(true), 'h-thb-', 'hot'),
+      );
+      await scenario(
+        'h-transfers-hot-alone',
+        'ledger transfers into one account, one per transaction',
+        o.concurrency,
+        () => transfersLoad(h(false), 'h-tha-', 'hot'),
       );
       await scenario('h-inbox', 'signed webhook deliveries in-process, group commit', o.concurrency, () =>
         inboxLoad(h(true), 'h-ib-'),

@@ -63,11 +63,26 @@ async function withOnejob<T>(r: BatchedPathRun, fn: (onejob: Onejob) => Promise<
 }
 
 /**
- * `ledger.createTransfer` with a new id each call, among 16 accounts in both directions
- * (so concurrent batches share accounts, as payments into a few hot accounts do).
+ * `ledger.createTransfer` with a new id each call. `mesh`: among 16 accounts in both
+ * directions, so every batch shares accounts with every other and single transfers, which
+ * lock two accounts each, run several at a time. `hot`: from 1,000 customer accounts into
+ * one revenue account, which every transfer locks until it commits, as payments into a
+ * merchant's account do.
  */
-export function transfersLoad(r: BatchedPathRun, idPrefix: string): Promise<LoadResult> {
+export function transfersLoad(
+  r: BatchedPathRun,
+  idPrefix: string,
+  shape: 'mesh' | 'hot' = 'mesh',
+): Promise<LoadResult> {
   const accounts = Array.from({ length: 16 }, (_, i) => `bench:${i}`);
+  const pair = (seq: number) =>
+    shape === 'hot'
+      ? { debitAccount: `bench:customer:${seq % 1000}`, creditAccount: 'bench:revenue' }
+      : {
+          debitAccount: accounts[seq % 16]!,
+          // An offset of 1 to 15: never the debit account, and every pair in both directions.
+          creditAccount: accounts[(seq + 1 + (Math.floor(seq / 16) % 15)) % 16]!,
+        };
   return withOnejob(r, (onejob) =>
     measureLoad({
       label: `transfers${r.batched ? '' : ' alone'}`,
@@ -79,9 +94,7 @@ export function transfersLoad(r: BatchedPathRun, idPrefix: string): Promise<Load
         const { replayed } = await onejob.ledger.createTransfer({
           ownerId: BENCH_OWNER,
           id: `${idPrefix}${seq}`,
-          debitAccount: accounts[seq % 16]!,
-          // An offset of 1 to 15: never the debit account, and every pair in both directions.
-          creditAccount: accounts[(seq + 1 + (Math.floor(seq / 16) % 15)) % 16]!,
+          ...pair(seq),
           amount: 1 + (seq % 100),
           currency: 'USD',
         });
