@@ -21,7 +21,7 @@ export interface Worker {
 export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Worker {
   const state = createWorkerState(deps, options);
   const loop = claimLoop(state);
-  const timers = startHousekeeping(state);
+  const housekeeping = startHousekeeping(state);
   const { concurrency, leaseMs, pollMs, graceMs, drainMs } = state.settings;
   state.log.info({ concurrency, leaseMs, pollMs, graceMs }, 'worker started');
 
@@ -45,9 +45,7 @@ export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Work
         // Tasks started while draining (hedges) settle too.
         while (state.tasks.size > 0) await Promise.all([...state.tasks]);
         clearTimeout(timer);
-        state.housekeeping = false;
-        for (const t of timers) clearTimeout(t);
-        timers.clear();
+        await housekeeping.stop();
         state.log.info('worker stopped');
       })();
       return stopping;

@@ -15,10 +15,17 @@ const UNKNOWN_JOBS_SQL = `SELECT count(*)::int AS n FROM onejob.jobs WHERE state
 /** How often the onejob_jobs_unknown gauge is recounted (a count over the jobs table). */
 const UNKNOWN_GAUGE_MS = 10_000;
 
-/** Starts the housekeeping timers; they stop once `state.housekeeping` is false. */
-export function startHousekeeping(state: WorkerState): Set<NodeJS.Timeout> {
+/** The running housekeeping: `stop` ends its timers and waits for a tick in progress. */
+export interface Housekeeping {
+  stop(): Promise<void>;
+}
+
+/** Starts the housekeeping timers. */
+export function startHousekeeping(state: WorkerState): Housekeeping {
   const { leaseMs } = state.settings;
   const timers = new Set<NodeJS.Timeout>();
+  // Ticks in progress: stopping waits for them, so none queries a pool the caller is about to close.
+  const ticking = new Set<Promise<void>>();
   const every = (ms: number, fn: (state: WorkerState) => Promise<void>) => {
     const tick = async () => {
       try {
@@ -31,7 +38,9 @@ export function startHousekeeping(state: WorkerState): Set<NodeJS.Timeout> {
     const schedule = () => {
       const t = setTimeout(() => {
         timers.delete(t);
-        void tick();
+        const running = tick();
+        ticking.add(running);
+        void running.finally(() => ticking.delete(running));
       }, ms);
       timers.add(t);
     };
@@ -39,7 +48,14 @@ export function startHousekeeping(state: WorkerState): Set<NodeJS.Timeout> {
   };
   every(Math.max(20, Math.floor(leaseMs / 3)), heartbeat);
   every(Math.max(20, Math.min(1_000, Math.floor(leaseMs / 2))), maintain);
-  return timers;
+  return {
+    async stop() {
+      state.housekeeping = false;
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      await Promise.all([...ticking]);
+    },
+  };
 }
 
 async function heartbeat(state: WorkerState): Promise<void> {
