@@ -102,3 +102,19 @@ export function createGroupCommit<I, R>(
     },
   };
 }
+
+/**
+ * Requests grouped by `key`, groups in order of their first request. The same key twice
+ * in a batch (a double click, a redelivery) is one row to the database: the batchers send
+ * each group's first request and answer the rest from its outcome.
+ */
+export function groupByKey<T>(items: readonly T[], key: (item: T) => string): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return [...groups.values()];
+}

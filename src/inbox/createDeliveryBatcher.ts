@@ -1,4 +1,4 @@
-import { createGroupCommit, type GroupCommitOptions, type Pending } from '../db/groupCommit.js';
+import { createGroupCommit, type GroupCommitOptions, groupByKey, type Pending } from '../db/groupCommit.js';
 import type { InboxDeps } from '../engine/engineDeps.js';
 import { acceptDeliveriesBatch } from './acceptDeliveriesBatch.js';
 import {
@@ -40,14 +40,9 @@ export function createDeliveryBatcher(
   };
 
   const runBatch = async (waiters: Waiter[]): Promise<void> => {
-    const firsts = new Map<string, Waiter>();
-    const repeats: Waiter[] = [];
-    for (const w of waiters) {
-      const k = `${w.item.source.name}\u0000${w.item.eventId}`;
-      if (firsts.has(k)) repeats.push(w);
-      else firsts.set(k, w);
-    }
-    const leaders = [...firsts.values()];
+    const groups = groupByKey(waiters, (w) => `${w.item.source.name}\u0000${w.item.eventId}`);
+    const leaders = groups.map((g) => g[0]!);
+    const repeats = groups.flatMap((g) => g.slice(1));
     let outcome: Awaited<ReturnType<typeof acceptDeliveriesBatch>>;
     try {
       outcome = await acceptDeliveriesBatch(

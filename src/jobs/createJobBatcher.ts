@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/createPool.js';
-import { createGroupCommit, type GroupCommitOptions, type Pending } from '../db/groupCommit.js';
+import { createGroupCommit, type GroupCommitOptions, groupByKey, type Pending } from '../db/groupCommit.js';
 import type { OperationRegistry } from '../operations/operationRegistry.js';
 import {
   type CreateJobRequest,
@@ -41,14 +41,7 @@ export function createJobBatcher(
   const runBatch = async (waiters: Waiter[]): Promise<void> => {
     // Identical keys in one batch (a double-click storm) are one request to the database:
     // the first of each key is sent, the others are answered from its outcome.
-    const groups = new Map<string, Waiter[]>();
-    for (const w of waiters) {
-      const k = `${w.item.req.ownerId}\u0000${w.item.req.idempotencyKey}`;
-      const group = groups.get(k);
-      if (group) group.push(w);
-      else groups.set(k, [w]);
-    }
-    const leaders = [...groups.values()];
+    const leaders = groupByKey(waiters, (w) => `${w.item.req.ownerId}\u0000${w.item.req.idempotencyKey}`);
     let outcome: Awaited<ReturnType<typeof createJobsBatch>>;
     try {
       outcome = await createJobsBatch(

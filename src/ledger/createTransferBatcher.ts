@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/createPool.js';
-import { createGroupCommit, type GroupCommitOptions, type Pending } from '../db/groupCommit.js';
+import { createGroupCommit, type GroupCommitOptions, groupByKey, type Pending } from '../db/groupCommit.js';
 import type { CheckedTransfer, TransferRequest } from './checkTransferRequest.js';
 import {
   type CreateTransferResult,
@@ -46,14 +46,7 @@ export function createTransferBatcher(db: Queryable, options: TransferBatcherOpt
   };
 
   const runBatch = async (waiters: Waiter[]): Promise<void> => {
-    const groups = new Map<string, Waiter[]>();
-    for (const w of waiters) {
-      const k = `${w.item.ownerId}\u0000${w.item.id}`;
-      const group = groups.get(k);
-      if (group) group.push(w);
-      else groups.set(k, [w]);
-    }
-    const leaders = [...groups.values()];
+    const leaders = groupByKey(waiters, (w) => `${w.item.ownerId}\u0000${w.item.id}`);
     let outcome: Awaited<ReturnType<typeof createTransfersBatch>>;
     try {
       outcome = await createTransfersBatch(

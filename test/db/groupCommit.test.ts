@@ -1,7 +1,7 @@
 // The group-commit queue alone, with a batch function that records what it was given:
 // who goes together, who waits, and that no caller is ever left without an answer.
 import { describe, expect, it } from 'vitest';
-import { createGroupCommit, type Pending } from '../../src/db/groupCommit.js';
+import { createGroupCommit, groupByKey, type Pending } from '../../src/db/groupCommit.js';
 
 /** A batch function whose batches stay in flight until the test releases them. */
 function heldBatches() {
@@ -100,5 +100,12 @@ describe('group-commit queue', () => {
       }
     });
     expect(await q.submit(1)).toBe('first');
+  });
+});
+
+describe('groupByKey', () => {
+  it('one group per key, in order of first arrival, each keeping arrival order', () => {
+    const items = ['a1', 'b1', 'a2', 'c1', 'b2', 'a3'];
+    expect(groupByKey(items, (x) => x[0]!)).toEqual([['a1', 'a2', 'a3'], ['b1', 'b2'], ['c1']]);
   });
 });

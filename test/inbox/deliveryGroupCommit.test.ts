@@ -8,6 +8,7 @@ import { defaultConfig } from '../../src/config/defaultConfig.js';
 import type { OnejobConfig } from '../../src/config/types.js';
 import { isOnejobError } from '../../src/errors/OnejobError.js';
 import { setFailpoints } from '../../src/failpoints/failpoints.js';
+import { type BatchCounts, intakeBatches, intakeBatchesSince } from '../helpers/intakeBatches.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
@@ -51,27 +52,8 @@ function receive(id: string, body: unknown) {
   });
 }
 
-/** Delivery batches so far and the deliveries they carried, from the engine's metrics. */
-async function batches(): Promise<{ statements: number; requests: number; fallbacks: number }> {
-  const { values } = await t.onejob.metrics.intakeBatches.get();
-  const fallbacks =
-    (await t.onejob.metrics.intakeFallbacks.get()).values.find((v) => v.labels.path === 'deliveries')
-      ?.value ?? 0;
-  const pick = (suffix: string) =>
-    values.find(
-      (v) => v.metricName === `onejob_intake_batch_size_${suffix}` && v.labels.path === 'deliveries',
-    );
-  return { statements: pick('count')?.value ?? 0, requests: pick('sum')?.value ?? 0, fallbacks };
-}
-
-async function since(before: Awaited<ReturnType<typeof batches>>) {
-  const now = await batches();
-  return {
-    statements: now.statements - before.statements,
-    requests: now.requests - before.requests,
-    fallbacks: now.fallbacks - before.fallbacks,
-  };
-}
+const batches = () => intakeBatches(t.onejob.metrics, 'deliveries');
+const since = (before: BatchCounts) => intakeBatchesSince(t.onejob.metrics, 'deliveries', before);
 
 /** What one event wrote: its inbox row, the jobs under its key, their created outbox events. */
 async function written(eventId: string) {

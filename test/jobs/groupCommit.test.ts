@@ -7,6 +7,7 @@ import { prepareCreate } from '../../src/jobs/createJob.js';
 import { createJobBatcher } from '../../src/jobs/createJobBatcher.js';
 import { CREATE_BATCH_SQL, createJobsBatch } from '../../src/jobs/createJobsBatch.js';
 import { fingerprint } from '../../src/jobs/fingerprint.js';
+import { type BatchCounts, intakeBatches, intakeBatchesSince } from '../helpers/intakeBatches.js';
 import { OWNER_A, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { until } from '../helpers/until.js';
 
@@ -23,24 +24,8 @@ const charge = (key: string, amount: number): CreateJobRequest => ({
   input: { amount },
 });
 
-/** Batch statements sent so far and the requests they carried, from the engine's metrics. */
-async function batches(): Promise<{ statements: number; requests: number; fallbacks: number }> {
-  const { values } = await t.onejob.metrics.intakeBatches.get();
-  const fallbacks =
-    (await t.onejob.metrics.intakeFallbacks.get()).values.find((v) => v.labels.path === 'jobs')?.value ?? 0;
-  const pick = (suffix: string) =>
-    values.find((v) => v.metricName === `onejob_intake_batch_size_${suffix}` && v.labels.path === 'jobs');
-  return { statements: pick('count')?.value ?? 0, requests: pick('sum')?.value ?? 0, fallbacks };
-}
-
-async function since(before: Awaited<ReturnType<typeof batches>>) {
-  const now = await batches();
-  return {
-    statements: now.statements - before.statements,
-    requests: now.requests - before.requests,
-    fallbacks: now.fallbacks - before.fallbacks,
-  };
-}
+const batches = () => intakeBatches(t.onejob.metrics, 'jobs');
+const since = (before: BatchCounts) => intakeBatchesSince(t.onejob.metrics, 'jobs', before);
 
 /** Rows written for a key: jobs, created audit rows and created outbox events. */
 async function written(key: string) {

@@ -6,6 +6,7 @@ import { setFailpoints } from '../../src/failpoints/failpoints.js';
 import type { TransferRequest } from '../../src/ledger/checkTransferRequest.js';
 import type { CreateTransferResult } from '../../src/ledger/createTransfer.js';
 import { createTransferBatcher } from '../../src/ledger/createTransferBatcher.js';
+import { type BatchCounts, intakeBatches, intakeBatchesSince } from '../helpers/intakeBatches.js';
 import { OWNER_A, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 let t: TestApp;
@@ -25,27 +26,8 @@ const transfer = (id: string, amount: number, over: Partial<TransferRequest> = {
   ...over,
 });
 
-/** Transfer batches sent so far and the requests they carried, from the engine's metrics. */
-async function batches(): Promise<{ statements: number; requests: number; fallbacks: number }> {
-  const { values } = await t.onejob.metrics.intakeBatches.get();
-  const fallbacks =
-    (await t.onejob.metrics.intakeFallbacks.get()).values.find((v) => v.labels.path === 'transfers')?.value ??
-    0;
-  const pick = (suffix: string) =>
-    values.find(
-      (v) => v.metricName === `onejob_intake_batch_size_${suffix}` && v.labels.path === 'transfers',
-    );
-  return { statements: pick('count')?.value ?? 0, requests: pick('sum')?.value ?? 0, fallbacks };
-}
-
-async function since(before: Awaited<ReturnType<typeof batches>>) {
-  const now = await batches();
-  return {
-    statements: now.statements - before.statements,
-    requests: now.requests - before.requests,
-    fallbacks: now.fallbacks - before.fallbacks,
-  };
-}
+const batches = () => intakeBatches(t.onejob.metrics, 'transfers');
+const since = (before: BatchCounts) => intakeBatchesSince(t.onejob.metrics, 'transfers', before);
 
 /** Transfers and entries written under an id. */
 async function written(id: string) {

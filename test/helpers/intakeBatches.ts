@@ -1,0 +1,35 @@
+// Batches one group-commit path has sent, read from the engine's metrics
+// (onejob_intake_batch_size and onejob_intake_batch_fallbacks_total, labelled by path).
+import type { Onejob } from '../../src/createOnejob.js';
+
+export type IntakePath = 'jobs' | 'transfers' | 'deliveries';
+
+export interface BatchCounts {
+  statements: number;
+  requests: number;
+  fallbacks: number;
+}
+
+/** Batches sent so far on `path`, the requests they carried, and how many fell back. */
+export async function intakeBatches(metrics: Onejob['metrics'], path: IntakePath): Promise<BatchCounts> {
+  const { values } = await metrics.intakeBatches.get();
+  const fallbacks =
+    (await metrics.intakeFallbacks.get()).values.find((v) => v.labels.path === path)?.value ?? 0;
+  const pick = (suffix: string) =>
+    values.find((v) => v.metricName === `onejob_intake_batch_size_${suffix}` && v.labels.path === path);
+  return { statements: pick('count')?.value ?? 0, requests: pick('sum')?.value ?? 0, fallbacks };
+}
+
+/** The same counts since `before`. */
+export async function intakeBatchesSince(
+  metrics: Onejob['metrics'],
+  path: IntakePath,
+  before: BatchCounts,
+): Promise<BatchCounts> {
+  const now = await intakeBatches(metrics, path);
+  return {
+    statements: now.statements - before.statements,
+    requests: now.requests - before.requests,
+    fallbacks: now.fallbacks - before.fallbacks,
+  };
+}
