@@ -1,0 +1,79 @@
+// PostgreSQL checks a foreign key by looking the key up in the referenced table once per
+// written row, with a plan a session may cache. On a new database there are no statistics,
+// and an index that matches only the key's leading column costs the same as the unique
+// one: a cached plan can then read every row sharing that leading column for each check,
+// and writes slow down as the table grows. This test plans each check of the schema the
+// way a session would keep it (generic plan, fresh empty tables) and requires a unique
+// index on the key's own columns, so each check reads at most one row.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
+
+let db: TestDatabase;
+let client: pg.Client;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+});
+afterAll(async () => {
+  await client?.end();
+  await db?.drop();
+});
+
+interface ForeignKey {
+  name: string;
+  referenced: string;
+  columns: string[];
+}
+
+const FOREIGN_KEYS_SQL = `
+SELECT c.conname AS name, c.confrelid::regclass::text AS referenced,
+       array_agg(a.attname::text ORDER BY k.ord) AS columns
+FROM pg_constraint c
+CROSS JOIN LATERAL unnest(c.confkey) WITH ORDINALITY AS k(attnum, ord)
+JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.attnum
+WHERE c.contype = 'f' AND c.connamespace = 'onejob'::regnamespace
+GROUP BY c.conname, c.confrelid
+ORDER BY c.conname`;
+
+// The columns of a unique index, when it is unique and not partial.
+const UNIQUE_INDEX_SQL = `
+SELECT array_agg(a.attname::text) AS columns
+FROM pg_index i
+JOIN pg_class ic ON ic.oid = i.indexrelid
+JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+WHERE ic.relname = $1 AND ic.relnamespace = 'onejob'::regnamespace
+  AND i.indisunique AND i.indpred IS NULL`;
+
+describe('foreign-key checks on a new database', () => {
+  it('every foreign-key check is planned on a unique index of the key, reading at most one row', async () => {
+    const { rows: keys } = await client.query<ForeignKey>(FOREIGN_KEYS_SQL);
+    expect(keys.map((k) => k.name)).toContain('ledger_entries_transfer_fkey');
+    await client.query(`SET plan_cache_mode = force_generic_plan`);
+    for (const [n, key] of keys.entries()) {
+      // The query PostgreSQL's referential-integrity code runs for an inserted row.
+      const where = key.columns.map((c, i) => `${c} = $${i + 1}`).join(' AND ');
+      const types = key.columns.map(() => 'unknown').join(', ');
+      await client.query(
+        `PREPARE fk_check_${n} (${types}) AS SELECT 1 FROM ONLY ${key.referenced} x WHERE ${where} FOR KEY SHARE OF x`,
+      );
+      const args = key.columns.map(() => 'NULL').join(', ');
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN EXECUTE fk_check_${n} (${args})`,
+      );
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      const index = /Index (?:Only )?Scan using (\S+)/.exec(plan)?.[1];
+      expect(index, `${key.name} is checked without an index:\n${plan}`).toBeDefined();
+      const { rows: unique } = await client.query<{ columns: string[] | null }>(UNIQUE_INDEX_SQL, [index]);
+      const columns = unique[0]?.columns;
+      expect(columns, `${key.name} is checked through ${index}, not a unique index:\n${plan}`).toBeTruthy();
+      for (const c of columns!) {
+        expect(
+          key.columns,
+          `${key.name} is checked through ${index}, which is unique on other columns`,
+        ).toContain(c);
+      }
+    }
+  });
+});
