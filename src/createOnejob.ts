@@ -186,6 +186,10 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
     maxBatchSize: config.intake?.maxBatchSize,
     maxWaitMs: config.intake?.maxBatchWaitMs,
     maxInFlight: config.intake?.maxBatchesInFlight,
+    observe: ({ waitedMs, tookMs }: { waitedMs: number; tookMs: number }) => {
+      metrics.intakeWaitSeconds.observe({ path }, waitedMs / 1000);
+      metrics.intakeBatchSeconds.observe({ path }, tookMs / 1000);
+    },
     onBatch: ({ size, fellBack, error }: { size: number; fellBack: boolean; error?: unknown }) => {
       metrics.intakeBatches.observe({ path }, size);
       if (fellBack) {

@@ -10,6 +10,13 @@ export interface GroupCommitOptions {
   maxWaitMs?: number;
   /** Batches in flight at once; further requests gather until one returns. Default 4. */
   maxInFlight?: number;
+  /**
+   * Called as each batch settles: its size, how long its oldest request waited in the queue
+   * before the batch began, and how long the batch took (statement, commit and any
+   * one-at-a-time fallback). The two times split a caller's latency into gathering and
+   * database work.
+   */
+  observe?: (batch: { size: number; waitedMs: number; tookMs: number }) => void;
 }
 
 /** One request waiting in a batch. Settle it exactly once; later calls are ignored. */
@@ -18,6 +25,8 @@ export interface Pending<I, R> {
   resolve(result: R): void;
   reject(error: unknown): void;
 }
+
+type Queued<I, R> = Pending<I, R> & { readonly queuedAt: number };
 
 export interface GroupCommit<I, R> {
   /** Queues the item; resolves with what the batch function answered for it. */
@@ -38,17 +47,24 @@ export function createGroupCommit<I, R>(
   const maxBatchSize = Math.max(1, options.maxBatchSize ?? 64);
   const maxWaitMs = options.maxWaitMs ?? 1;
   const maxInFlight = Math.max(1, options.maxInFlight ?? 4);
-  let queue: Pending<I, R>[] = [];
+  let queue: Queued<I, R>[] = [];
   let inFlight = 0;
   let timer: NodeJS.Timeout | undefined;
   let scheduled = false;
 
-  const run = async (batch: Pending<I, R>[]): Promise<void> => {
+  const run = async (batch: Queued<I, R>[]): Promise<void> => {
+    const began = performance.now();
     try {
       await runBatch(batch);
     } catch (error) {
       for (const p of batch) p.reject(error);
       return;
+    } finally {
+      options.observe?.({
+        size: batch.length,
+        waitedMs: began - batch[0]!.queuedAt,
+        tookMs: performance.now() - began,
+      });
     }
     const unanswered = new Error('a group-commit batch returned without answering this request');
     for (const p of batch) p.reject(unanswered);
@@ -77,6 +93,7 @@ export function createGroupCommit<I, R>(
         let settled = false;
         queue.push({
           item,
+          queuedAt: performance.now(),
           resolve(result) {
             if (settled) return;
             settled = true;

@@ -33,6 +33,20 @@ export function createMetrics() {
       buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
       registers: [registry],
     }),
+    intakeBatchSeconds: new Histogram({
+      name: 'onejob_intake_batch_seconds',
+      help: 'Time a group-commit batch took in the database (statement, commit, any fallback), by path',
+      labelNames: ['path'] as const,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    intakeWaitSeconds: new Histogram({
+      name: 'onejob_intake_batch_wait_seconds',
+      help: "Time a group-commit batch's oldest request waited for the batch to begin, by path",
+      labelNames: ['path'] as const,
+      buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers: [registry],
+    }),
     intakeFallbacks: new Counter({
       name: 'onejob_intake_batch_fallbacks_total',
       help: 'Group-commit batches that failed and whose requests then went one at a time, by path',

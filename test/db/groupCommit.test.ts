@@ -71,6 +71,31 @@ describe('group-commit queue', () => {
     batches[0]!.release();
   });
 
+  it("each settled batch reports its size, its oldest request's wait and its own duration", async () => {
+    const { batches, run } = heldBatches();
+    const seen: { size: number; waitedMs: number; tookMs: number }[] = [];
+    const q = createGroupCommit(run, {
+      maxBatchSize: 10,
+      maxWaitMs: 60_000,
+      maxInFlight: 1,
+      observe: (b) => seen.push(b),
+    });
+    const first = q.submit(1);
+    await tick();
+    const later = [2, 3].map((i) => q.submit(i));
+    await new Promise((r) => setTimeout(r, 30));
+    batches[0]!.release();
+    await first;
+    await tick();
+    batches[1]!.release();
+    await Promise.all(later);
+    expect(seen.map((b) => b.size)).toEqual([1, 2]);
+    // The first batch was held 30 ms; the second's oldest request waited all that time.
+    expect(seen[0]!.tookMs).toBeGreaterThanOrEqual(25);
+    expect(seen[1]!.waitedMs).toBeGreaterThanOrEqual(25);
+    expect(seen[0]!.waitedMs).toBeLessThan(seen[1]!.waitedMs);
+  });
+
   it('a batch function that throws rejects every request of its batch with that error', async () => {
     const q = createGroupCommit<number, string>(async () => {
       throw new Error('statement failed');

@@ -1,5 +1,6 @@
 // Batches one group-commit path has sent, read from the engine's metrics
-// (onejob_intake_batch_size and onejob_intake_batch_fallbacks_total, labelled by path).
+// (onejob_intake_batch_size, onejob_intake_batch_fallbacks_total and the two batch timings,
+// labelled by path).
 import type { Onejob } from '../../src/createOnejob.js';
 
 export type IntakePath = 'jobs' | 'transfers' | 'deliveries';
@@ -31,5 +32,20 @@ export async function intakeBatchesSince(
     statements: now.statements - before.statements,
     requests: now.requests - before.requests,
     fallbacks: now.fallbacks - before.fallbacks,
+  };
+}
+
+/** Batches on `path` whose queue wait and database time were recorded, with their total time. */
+export async function timedBatches(
+  metrics: Onejob['metrics'],
+  path: IntakePath,
+): Promise<{ waited: number; took: number; tookSeconds: number }> {
+  const pick = async (h: Onejob['metrics']['intakeBatchSeconds'], name: string, suffix: string) =>
+    (await h.get()).values.find((v) => v.metricName === `${name}_${suffix}` && v.labels.path === path)
+      ?.value ?? 0;
+  return {
+    waited: await pick(metrics.intakeWaitSeconds, 'onejob_intake_batch_wait_seconds', 'count'),
+    took: await pick(metrics.intakeBatchSeconds, 'onejob_intake_batch_seconds', 'count'),
+    tookSeconds: await pick(metrics.intakeBatchSeconds, 'onejob_intake_batch_seconds', 'sum'),
   };
 }

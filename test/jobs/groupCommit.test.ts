@@ -7,7 +7,12 @@ import { prepareCreate } from '../../src/jobs/createJob.js';
 import { createJobBatcher } from '../../src/jobs/createJobBatcher.js';
 import { CREATE_BATCH_SQL, createJobsBatch } from '../../src/jobs/createJobsBatch.js';
 import { fingerprint } from '../../src/jobs/fingerprint.js';
-import { type BatchCounts, intakeBatches, intakeBatchesSince } from '../helpers/intakeBatches.js';
+import {
+  type BatchCounts,
+  intakeBatches,
+  intakeBatchesSince,
+  timedBatches,
+} from '../helpers/intakeBatches.js';
 import { OWNER_A, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { until } from '../helpers/until.js';
 
@@ -75,6 +80,15 @@ describe('group commit of intake', () => {
     expect(new Set(results.map((r) => r.job.id)).size).toBe(20);
     for (let i = 0; i < 20; i++)
       expect(await written(`distinct-${i}`)).toEqual({ jobs: 1, audit: 1, outbox: 1 });
+  });
+
+  it('each batch records how long its oldest request waited and how long the database took', async () => {
+    const before = await timedBatches(t.onejob.metrics, 'jobs');
+    await Promise.all(Array.from({ length: 5 }, (_, i) => t.onejob.jobs.create(charge(`timed-${i}`, i + 1))));
+    const after = await timedBatches(t.onejob.metrics, 'jobs');
+    expect(after.waited - before.waited).toBe(1);
+    expect(after.took - before.took).toBe(1);
+    expect(after.tookSeconds).toBeGreaterThan(before.tookSeconds);
   });
 
   it('identical keys in one batch make one job: one created answer, the rest replays of it', async () => {
