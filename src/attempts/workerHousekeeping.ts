@@ -10,7 +10,7 @@ import { type ReconcileJob, reconcileAttempt } from './reconcileAttempt.js';
 import { settled, track, type WorkerState } from './workerState.js';
 
 const JOB_SQL = 'SELECT id, operation, input, traceparent FROM onejob.jobs WHERE id = $1';
-const UNKNOWN_JOBS_SQL = `SELECT count(*)::int AS n FROM onejob.jobs WHERE state = 'unknown'`;
+export const UNKNOWN_JOBS_SQL = `SELECT count(*)::int AS n FROM onejob.jobs WHERE state = 'unknown'`;
 
 /** How often the onejob_jobs_unknown gauge is recounted (a count over the jobs table). */
 const UNKNOWN_GAUGE_MS = 10_000;

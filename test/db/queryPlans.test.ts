@@ -1,3 +1,5 @@
+// Plans a new database gets, before any statistics exist.
+//
 // PostgreSQL checks a foreign key by looking the key up in the referenced table once per
 // written row, with a plan a session may cache. On a new database there are no statistics,
 // and an index that matches only the key's leading column costs the same as the unique
@@ -7,6 +9,7 @@
 // index on the key's own columns, so each check reads at most one row.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UNKNOWN_JOBS_SQL } from '../../src/attempts/workerHousekeeping.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 let db: TestDatabase;
@@ -74,6 +77,22 @@ describe('foreign-key checks on a new database', () => {
           `${key.name} is checked through ${index}, which is unique on other columns`,
         ).toContain(c);
       }
+    }
+  });
+});
+
+describe('periodic counts', () => {
+  // Every worker runs it every 10 s: it must cost the size of its answer, not of the table.
+  it('the unknown-jobs gauge is counted from an index, never by reading every job', async () => {
+    await client.query('BEGIN');
+    try {
+      await client.query('SET LOCAL enable_seqscan = off');
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${UNKNOWN_JOBS_SQL}`);
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(plan).not.toContain('Seq Scan');
+      expect(plan).toContain('jobs_unknown');
+    } finally {
+      await client.query('ROLLBACK');
     }
   });
 });
