@@ -9,6 +9,7 @@ import { defineConfig } from 'vitest/config';
 export const UNIT_TESTS = [
   'test/architecture/importGraph.test.ts',
   'test/attempts/stateMachine.property.test.ts',
+  'test/bench/batchTimings.test.ts',
   'test/chaos/checker.test.ts',
   'test/chaos/faultSchedule.test.ts',
   'test/client/retryPolicy.test.ts',

@@ -1,8 +1,10 @@
 // Runs every scenario in one process tree on one machine, so each number is read next to
 // the raw limit and the peers it is compared with.
+
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
+import { describeBatchTimings, readBatchTimings, summarizeBatchTimings } from './batchTimings.js';
 import { benchConfig } from './benchConfig.js';
 import { type BenchDatabase, benchRunId, createBenchDatabase, postgresVersion } from './benchDatabase.js';
 import type { BenchOptions } from './benchOptions.js';
@@ -165,21 +167,28 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
             stormSize: o.stormSize,
           } as never) as Promise<HttpScenarioResult>;
         try {
+          // Creates with the server's own split of their time: gathering against PostgreSQL.
+          const timedCreates = async (label: string, concurrency: number, keyPrefix: string) => {
+            const before = await readBatchTimings(server.url);
+            const result = await http('create', label, concurrency, keyPrefix);
+            const batches = summarizeBatchTimings(before, await readBatchTimings(server.url));
+            return { ...result, note: describeBatchTimings(batches), extra: { batches } };
+          };
           await scenario(
             'a64',
             'create, unique keys, HTTP',
             o.concurrency,
-            async () => ({
-              ...(await http('create', 'create c64', o.concurrency, 'a64-')),
-              extra: { serverIdleRssMb: server.idleRssMb },
-            }),
+            async () => {
+              const r = await timedCreates('create c64', o.concurrency, 'a64-');
+              return { ...r, extra: { ...r.extra, serverIdleRssMb: server.idleRssMb } };
+            },
             server,
           );
           await scenario(
             'a16',
             'create, unique keys, HTTP (latency)',
             o.latencyConcurrency,
-            () => http('create', 'create c16', o.latencyConcurrency, 'a16-'),
+            () => timedCreates('create c16', o.latencyConcurrency, 'a16-'),
             server,
           );
           await scenario(

@@ -52,6 +52,12 @@ describe('bench harness', () => {
     }
     // The storm found exactly one job per key: the harness checks correctness as it measures.
     expect(run.scenarios.find((x) => x.id === 'c')!.extra).toMatchObject({ stormViolations: 0 });
+    // The server's own split of a create's time, read from its metrics.
+    for (const id of ['a64', 'a16']) {
+      const batches = run.scenarios.find((x) => x.id === id)!.extra!.batches as { batches: number };
+      expect(batches.batches, id).toBeGreaterThan(0);
+      expect(batches, id).toMatchObject({ dbP99Ms: expect.any(Number), waitP99Ms: expect.any(Number) });
+    }
     expect(run.targets.length).toBeGreaterThanOrEqual(8);
     expect(run.targets.find((t) => t.id === 'create-vs-raw')!.pass).toBeTypeOf('boolean');
 
