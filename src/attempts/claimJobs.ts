@@ -33,9 +33,12 @@ const prefixed = (alias: string) =>
 // or exclusive with a live attempt (the unique index attempts_one_live_exclusive would
 // refuse that insert anyway, and one refusal must not fail the batch). The row lock
 // taken by SKIP LOCKED re-reads the job if it changed after the statement's snapshot,
-// so a job started through the API meanwhile (state running) is not picked. The version
+// so a job started through the API meanwhile (state running) is not picked. `OFFSET 0`
+// keeps the live-attempt check a probe of one job's attempts: without it PostgreSQL may
+// hash every live attempt once per statement, a plan a session keeps, whose cost grows
+// with the attempts table (test/db/queryPlans.test.ts). The version
 // is left alone, as in startAttempt: it is the attempts' compare-and-swap token.
-const CLAIM_BATCH_SQL = `
+export const CLAIM_BATCH_SQL = `
 WITH picked AS (
   SELECT j.id, extract(epoch FROM clock_timestamp() - j.run_after)::float8 AS waited
   FROM onejob.jobs j
@@ -44,7 +47,7 @@ WITH picked AS (
     AND j.attempt_count < ($2::jsonb -> j.operation ->> 'maxAttempts')::int
     AND NOT (($2::jsonb -> j.operation ->> 'exclusive')::boolean AND EXISTS (
       SELECT 1 FROM onejob.attempts a
-      WHERE a.job_id = j.id AND a.state IN (${sqlStates(LIVE_ATTEMPT_STATES)})))
+      WHERE a.job_id = j.id AND a.state IN (${sqlStates(LIVE_ATTEMPT_STATES)}) OFFSET 0))
   ORDER BY j.run_after, j.created_at
   LIMIT $3
   FOR NO KEY UPDATE SKIP LOCKED

@@ -16,6 +16,10 @@ const columns = (alias: string) =>
 // statement) and, like a key lost to a concurrent commit, come back without a row: the
 // caller settles those one at a time. Rows are inserted in key order so two batches
 // sharing keys wait on each other's unique-index entries in the same order, never in a cycle.
+// Keys are looked up one request at a time (LATERAL, and OFFSET 0 so PostgreSQL cannot turn
+// the lookups back into a join): PostgreSQL guesses 100 rows for json_to_recordset, and a
+// plan made while the jobs table was small, which a session keeps, would otherwise hash the
+// whole jobs and tombstones tables for every batch (test/db/queryPlans.test.ts).
 export const CREATE_BATCH_STATEMENT = 'onejob_create_jobs_batch';
 export const CREATE_BATCH_SQL = `
 WITH req AS (
@@ -24,14 +28,17 @@ WITH req AS (
     input jsonb, traceparent text, event_id uuid, data jsonb, event jsonb)
 ), existing AS (
   SELECT r.ord, ${columns('j')}
-  FROM req r JOIN onejob.jobs j ON j.owner_id = r.owner_id AND j.idempotency_key = r.idempotency_key
+  FROM req r CROSS JOIN LATERAL (
+    SELECT * FROM onejob.jobs j
+    WHERE j.owner_id = r.owner_id AND j.idempotency_key = r.idempotency_key OFFSET 0
+  ) j
 ), inserted AS (
   INSERT INTO onejob.jobs (id, owner_id, idempotency_key, fingerprint, operation, input, traceparent)
   SELECT r.id, r.owner_id, r.idempotency_key, r.fingerprint, r.operation, r.input, r.traceparent
   FROM req r
   WHERE NOT EXISTS (SELECT 1 FROM existing e WHERE e.ord = r.ord)
     AND NOT EXISTS (SELECT 1 FROM onejob.job_tombstones t
-                    WHERE t.owner_id = r.owner_id AND t.idempotency_key = r.idempotency_key)
+                    WHERE t.owner_id = r.owner_id AND t.idempotency_key = r.idempotency_key OFFSET 0)
   ORDER BY r.owner_id, r.idempotency_key
   ON CONFLICT (owner_id, idempotency_key) DO NOTHING
   RETURNING ${JOB_COLUMNS}

@@ -9,7 +9,9 @@
 // index on the key's own columns, so each check reads at most one row.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLAIM_BATCH_SQL } from '../../src/attempts/claimJobs.js';
 import { UNKNOWN_JOBS_SQL } from '../../src/attempts/workerHousekeeping.js';
+import { CREATE_BATCH_SQL } from '../../src/jobs/createJobsBatch.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 let db: TestDatabase;
@@ -94,5 +96,38 @@ describe('periodic counts', () => {
     } finally {
       await client.query('ROLLBACK');
     }
+  });
+});
+
+// The batch statements are named prepared statements: a session plans them once and keeps
+// the plan while their tables grow (until ANALYZE). Planned on empty tables, the worst case,
+// each must still look rows up by key instead of reading a growing table whole.
+describe('batch statements planned on empty tables', () => {
+  const genericPlan = async (name: string, sql: string): Promise<string> => {
+    await client.query('SET plan_cache_mode = force_generic_plan');
+    await client.query(`PREPARE ${name} AS ${sql}`);
+    try {
+      const { rows: params } = await client.query<{ n: number }>(
+        'SELECT cardinality(parameter_types) AS n FROM pg_prepared_statements WHERE name = $1',
+        [name],
+      );
+      const args = Array.from({ length: params[0]!.n }, () => 'NULL').join(', ');
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${name} (${args})`);
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+    } finally {
+      await client.query(`DEALLOCATE ${name}`);
+      await client.query('RESET plan_cache_mode');
+    }
+  };
+
+  it('the create batch looks each key up in jobs and tombstones instead of reading either whole', async () => {
+    const plan = await genericPlan('create_batch', CREATE_BATCH_SQL);
+    expect(plan).not.toMatch(/Seq Scan on jobs/);
+    expect(plan).not.toMatch(/Seq Scan on job_tombstones/);
+  });
+
+  it("the claim checks each picked job's live attempts instead of reading every attempt", async () => {
+    const plan = await genericPlan('claim_batch', CLAIM_BATCH_SQL);
+    expect(plan).not.toMatch(/Seq Scan on attempts/);
   });
 });
