@@ -3,12 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { loadConfig } from '../config/loadConfig.js';
 import { createOnejob, type Onejob } from '../createOnejob.js';
-import type { AnyCodeOperation } from '../library/defineOperation.js';
-import { BACKGROUND_ROLES, type BackgroundRole } from '../library/startRoles.js';
 import { migrate } from '../db/migrate.js';
 import { type EmbeddedDatabase, startEmbedded } from '../db/startEmbedded.js';
+import { warnIfAutovacuumOff } from '../db/warnIfAutovacuumOff.js';
 import { ApiKeys, devToken } from '../http/apiKeys.js';
 import { buildServer } from '../http/buildServer.js';
+import type { AnyCodeOperation } from '../library/defineOperation.js';
+import { BACKGROUND_ROLES, type BackgroundRole } from '../library/startRoles.js';
 import { createLogger } from '../observability/createLogger.js';
 
 /** The roles `onejob serve --role` accepts: the HTTP API and the background roles. */
@@ -95,6 +96,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   let app: FastifyInstance | undefined;
   let url: string | undefined;
   try {
+    await warnIfAutovacuumOff(onejob.pool, logger);
     if (roles.includes('api')) {
       app = await buildServer(onejob, {
         apiKeys,
