@@ -4,7 +4,7 @@
 import type { ScenarioRecord, TargetRecord } from './benchResult.js';
 import { round } from './latencyStats.js';
 
-export function evaluateTargets(scenarios: ScenarioRecord[]): TargetRecord[] {
+export function evaluateTargets(scenarios: ScenarioRecord[], server: 'tsx' | 'dist' = 'dist'): TargetRecord[] {
   const rate = (id: string) => {
     const s = scenarios.find((x) => x.id === id);
     return s?.status === 'ok' && s.result && s.result.ops > 0 ? s.result.throughput : undefined;
@@ -87,6 +87,6 @@ export function evaluateTargets(scenarios: ScenarioRecord[]): TargetRecord[] {
     ratio('relay-vs-jetstream', 'relay (e) ≥ 0.5 × raw JetStream publish', 'e', 'e-raw', 0.5),
     below('create-p99', 'create p99 at concurrency 16 < 25 ms', p99('a16'), 25, 'ms'),
     below('create-p99-64', 'create p99 at concurrency 64 < 60 ms', p99('a64'), 60, 'ms'),
-    below('server-rss', 'server RSS (peak) < 200 MB', peakRss, 200, 'MB'),
+    below('server-rss', `server RSS (peak, ${server}) < 200 MB`, peakRss, 200, 'MB'),
   ];
 }

@@ -388,7 +388,7 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
     machine: await machine(o.adminUrl),
     options: { ...o, adminUrl: undefined },
     scenarios,
-    targets: evaluateTargets(scenarios),
+    targets: evaluateTargets(scenarios, o.server),
   };
   const jsonPath =
     o.out ?? join(ROOT, 'bench', 'results', `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);

@@ -29,6 +29,8 @@ describe('bench harness', () => {
       // Enough that the relay (e), the fastest drain, is still publishing when its window opens.
       queueJobs: 12_000,
       logLevel: 'warn',
+      // The source under test, not whatever dist/ was last built.
+      server: 'tsx',
       progress: false,
       out,
     });
