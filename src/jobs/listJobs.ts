@@ -24,11 +24,13 @@ export interface JobPage {
   nextCursor: string | null;
 }
 
-// Keyset pagination, newest first: (created_at, id) strictly below the cursor.
-const LIST_SQL = `
+// Keyset pagination, newest first: (created_at, id) strictly below the cursor. The
+// always-true `created_at IS NOT NULL` is the predicate of the partial index
+// jobs_owner_newest (migration 0011): stating it is what lets this query use the index.
+export const LIST_SQL = `
 SELECT ${attemptsJson('j.id')} AS attempts, created_at::text AS cursor_at, ${JOB_COLUMNS}
 FROM onejob.jobs j
-WHERE owner_id = $1
+WHERE owner_id = $1 AND created_at IS NOT NULL
   AND ($2::text IS NULL OR state = $2)
   AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
   AND ($5::text IS NULL OR idempotency_key = $5)

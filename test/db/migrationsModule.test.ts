@@ -21,8 +21,7 @@ const RELEASED: Record<string, string> = {
   '0008_notify_after_commit': 'd8b0b31e29d835293cb309638a9892ec912fe1dead90d8cbfb573961393f24b5',
   '0009_ledger_safety': '1b379836d2eac6523b70b396193a37b75d82e40bef12191998303a34dfb53c2d',
   '0010_ledger_totals_per_statement': '81fd16008d5414a40633b85d85b7794e06b546ce8872eba045b23bc1678a66b5',
-  '0011_reversal_index_partial': '6e67c56fe9f80f02e3a0499367cc73cfe9dd8c2df08591b426305b64ca71d316',
-  '0012_jobs_unknown_index': '1cbefd46993048a5b118853a0d1f42123ab0e05ad985eb6c04ebf742b54a5dec',
+  '0011_indexes_for_kept_plans': 'f5fec2b009f66d7a416fbaefbf988b5363e87e367acb43fe4ba41ffb47097444',
 };
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

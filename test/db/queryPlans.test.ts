@@ -11,7 +11,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIM_BATCH_SQL } from '../../src/attempts/claimJobs.js';
 import { UNKNOWN_JOBS_SQL } from '../../src/attempts/workerHousekeeping.js';
+import { CREATE_SQL } from '../../src/jobs/createJob.js';
 import { CREATE_BATCH_SQL } from '../../src/jobs/createJobsBatch.js';
+import { LIST_SQL } from '../../src/jobs/listJobs.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 let db: TestDatabase;
@@ -124,6 +126,22 @@ describe('batch statements planned on empty tables', () => {
     const plan = await genericPlan('create_batch', CREATE_BATCH_SQL);
     expect(plan).not.toMatch(/Seq Scan on jobs/);
     expect(plan).not.toMatch(/Seq Scan on job_tombstones/);
+  });
+
+  it("a job is found by its key through the key's unique index, never the owner's listing index", async () => {
+    for (const [name, sql] of [
+      ['create_one', CREATE_SQL],
+      ['create_batch', CREATE_BATCH_SQL],
+    ] as const) {
+      const plan = await genericPlan(name, sql);
+      expect(plan, name).toMatch(/Index Scan using jobs_owner_key_unique on jobs/);
+      expect(plan, name).not.toMatch(/jobs_owner_newest/);
+    }
+  });
+
+  it("the owner's listing still reads the listing index, newest first", async () => {
+    const plan = await genericPlan('list_jobs', LIST_SQL);
+    expect(plan).toMatch(/Index Scan using jobs_owner_newest on jobs/);
   });
 
   it("the claim checks each picked job's live attempts instead of reading every attempt", async () => {
