@@ -12,7 +12,9 @@ function group(cmdline: string, comm: string): string {
   if (comm === 'postgres' || cmdline.startsWith('postgres')) {
     // "postgres: 15/main: postgres onejob_bench_..._intake 127.0.0.1(5432) idle"
     const role = cmdline.split(':').slice(2).join(':').trim().split(/\s+/);
-    return role.length > 1 && role[0] === 'postgres' ? `postgres ${role[1]}` : `postgres ${role[0] ?? ''}`.trim();
+    return role.length > 1 && role[0] === 'postgres'
+      ? `postgres ${role[1]}`
+      : `postgres ${role[0] ?? ''}`.trim();
   }
   if (cmdline.includes(' serve ')) return 'onejob server';
   if (cmdline.includes('httpLoadWorker') || comm === 'pgbench') return 'load generator';
