@@ -30,7 +30,7 @@ export interface Offered extends AttemptResult {
 // A job offered twice in one batch (two attempts of a pure job) is updated once; the
 // attempt it names in completed_by is the winner, the other one loses through
 // completeAttempt. The event's version is job_version + 1: the CAS only passes at that.
-const WIN_MANY_SQL = `
+export const WIN_MANY_SQL = `
 WITH offered AS (
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int8[], $5::uuid[], $6::text[], $7::text[])
     AS o(attempt_id, result, usage, cost, event_id, audit, event)
@@ -102,10 +102,18 @@ export async function completeWinners(db: Queryable, offered: Offered[]): Promis
       ),
     );
   }
-  const { rows } = await db.query<{ attempt_id: string; version: number }>({
-    name: 'onejob-complete-winners',
-    text: WIN_MANY_SQL,
-    values: [cols.ids, cols.results, cols.usages, cols.costs, cols.eventIds, cols.audits, cols.events],
-  });
+  // Unnamed, so PostgreSQL plans it for each batch with the tables' current sizes. Named,
+  // a session kept the plan it made while jobs and attempts were small, which joins by
+  // reading them whole (docs/operations.md, "Statistics and plans"); one plan per batch of
+  // completions costs less than that (measured in docs/benchmarks.md).
+  const { rows } = await db.query<{ attempt_id: string; version: number }>(WIN_MANY_SQL, [
+    cols.ids,
+    cols.results,
+    cols.usages,
+    cols.costs,
+    cols.eventIds,
+    cols.audits,
+    cols.events,
+  ]);
   return new Map(rows.map((r) => [r.attempt_id, r.version]));
 }

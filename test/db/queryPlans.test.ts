@@ -10,6 +10,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIM_BATCH_SQL } from '../../src/attempts/claimJobs.js';
+import { completeWinners, WIN_MANY_SQL } from '../../src/attempts/completeWinners.js';
 import { UNKNOWN_JOBS_SQL } from '../../src/attempts/workerHousekeeping.js';
 import { CREATE_SQL } from '../../src/jobs/createJob.js';
 import { CREATE_BATCH_SQL } from '../../src/jobs/createJobsBatch.js';
@@ -147,5 +148,30 @@ describe('batch statements planned on empty tables', () => {
   it("the claim checks each picked job's live attempts instead of reading every attempt", async () => {
     const plan = await genericPlan('claim_batch', CLAIM_BATCH_SQL);
     expect(plan).not.toMatch(/Seq Scan on attempts/);
+  });
+});
+
+describe('statements planned for each batch', () => {
+  it('the completion batch is planned afresh for every batch, never kept by the session', async () => {
+    // An attempt that does not exist wins nothing, but the statement runs all the same.
+    const won = await completeWinners(client, [
+      {
+        attempt: {
+          id: '01900000-0000-7000-8000-000000000001',
+          job_id: '01900000-0000-7000-8000-000000000002',
+          n: 1,
+          provider: 'p',
+          job_version: 0,
+        },
+        result: { ok: true },
+        traceparent: null,
+      },
+    ]);
+    expect(won.size).toBe(0);
+    const { rows } = await client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1',
+      [WIN_MANY_SQL],
+    );
+    expect(rows[0]!.n).toBe(0);
   });
 });
