@@ -12,7 +12,7 @@ import { settled, track, type WorkerState } from './workerState.js';
 const JOB_SQL = 'SELECT id, operation, input, traceparent FROM onejob.jobs WHERE id = $1';
 export const UNKNOWN_JOBS_SQL = `SELECT count(*)::int AS n FROM onejob.jobs WHERE state = 'unknown'`;
 
-/** How often the onejob_jobs_unknown gauge is recounted (a count over the jobs table). */
+/** How often the onejob_jobs_unknown gauge is recounted (from the partial index jobs_unknown). */
 const UNKNOWN_GAUGE_MS = 10_000;
 
 /** The running housekeeping: `stop` ends its timers and waits for a tick in progress. */

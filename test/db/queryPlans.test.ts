@@ -54,23 +54,35 @@ JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
 WHERE ic.relname = $1 AND ic.relnamespace = 'onejob'::regnamespace
   AND i.indisunique AND i.indpred IS NULL`;
 
+// The plan a session would keep for `sql`: generic, made now (on this test's empty tables).
+const genericPlan = async (name: string, sql: string): Promise<string> => {
+  await client.query('SET plan_cache_mode = force_generic_plan');
+  await client.query(`PREPARE ${name} AS ${sql}`);
+  try {
+    const { rows: params } = await client.query<{ n: number }>(
+      'SELECT cardinality(parameter_types) AS n FROM pg_prepared_statements WHERE name = $1',
+      [name],
+    );
+    const args = Array.from({ length: params[0]!.n }, () => 'NULL').join(', ');
+    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${name} (${args})`);
+    return rows.map((r) => r['QUERY PLAN']).join('\n');
+  } finally {
+    await client.query(`DEALLOCATE ${name}`);
+    await client.query('RESET plan_cache_mode');
+  }
+};
+
 describe('foreign-key checks on a new database', () => {
   it('every foreign-key check is planned on a unique index of the key, reading at most one row', async () => {
     const { rows: keys } = await client.query<ForeignKey>(FOREIGN_KEYS_SQL);
     expect(keys.map((k) => k.name)).toContain('ledger_entries_transfer_fkey');
-    await client.query(`SET plan_cache_mode = force_generic_plan`);
     for (const [n, key] of keys.entries()) {
       // The query PostgreSQL's referential-integrity code runs for an inserted row.
       const where = key.columns.map((c, i) => `${c} = $${i + 1}`).join(' AND ');
-      const types = key.columns.map(() => 'unknown').join(', ');
-      await client.query(
-        `PREPARE fk_check_${n} (${types}) AS SELECT 1 FROM ONLY ${key.referenced} x WHERE ${where} FOR KEY SHARE OF x`,
+      const plan = await genericPlan(
+        `fk_check_${n}`,
+        `SELECT 1 FROM ONLY ${key.referenced} x WHERE ${where} FOR KEY SHARE OF x`,
       );
-      const args = key.columns.map(() => 'NULL').join(', ');
-      const { rows } = await client.query<{ 'QUERY PLAN': string }>(
-        `EXPLAIN EXECUTE fk_check_${n} (${args})`,
-      );
-      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
       const index = /Index (?:Only )?Scan using (\S+)/.exec(plan)?.[1];
       expect(index, `${key.name} is checked without an index:\n${plan}`).toBeDefined();
       const { rows: unique } = await client.query<{ columns: string[] | null }>(UNIQUE_INDEX_SQL, [index]);
@@ -106,23 +118,6 @@ describe('periodic counts', () => {
 // the plan while their tables grow (until ANALYZE). Planned on empty tables, the worst case,
 // each must still look rows up by key instead of reading a growing table whole.
 describe('batch statements planned on empty tables', () => {
-  const genericPlan = async (name: string, sql: string): Promise<string> => {
-    await client.query('SET plan_cache_mode = force_generic_plan');
-    await client.query(`PREPARE ${name} AS ${sql}`);
-    try {
-      const { rows: params } = await client.query<{ n: number }>(
-        'SELECT cardinality(parameter_types) AS n FROM pg_prepared_statements WHERE name = $1',
-        [name],
-      );
-      const args = Array.from({ length: params[0]!.n }, () => 'NULL').join(', ');
-      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${name} (${args})`);
-      return rows.map((r) => r['QUERY PLAN']).join('\n');
-    } finally {
-      await client.query(`DEALLOCATE ${name}`);
-      await client.query('RESET plan_cache_mode');
-    }
-  };
-
   it('the create batch looks each key up in jobs and tombstones instead of reading either whole', async () => {
     const plan = await genericPlan('create_batch', CREATE_BATCH_SQL);
     expect(plan).not.toMatch(/Seq Scan on jobs/);
