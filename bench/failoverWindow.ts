@@ -111,7 +111,7 @@ async function round(synchronous: boolean): Promise<RoundResult> {
   await cluster.promoteStandby();
 
   const ids = [...acknowledged.values()];
-  const client = new pg.Client({ connectionString: cluster.standbyUrl() });
+  const client = new pg.Client({ connectionString: cluster.primaryUrl() });
   await client.connect();
   const { rows } = await client.query<{ id: string }>(
     'SELECT id::text FROM onejob.jobs WHERE id = ANY($1::uuid[])',

@@ -29,19 +29,26 @@ export interface ReplicatedPostgresOptions {
 
 export interface ReplicatedPostgres {
   readonly dir: string;
+  /** The current primary's port (after `promoteStandby()`, the promoted server's). */
   readonly primaryPort: number;
+  /** The current standby's port (after `promoteStandby()`, the dead primary's until `rejoinStandby()`). */
   readonly standbyPort: number;
   readonly database: string;
-  /** libpq-style host list naming the primary first, with `target_session_attrs`. */
+  /** libpq-style host list naming both servers (in the order they were created), with `target_session_attrs`. */
   hostListUrl(targetSessionAttrs?: string): string;
-  /** The primary alone (single-host URL). */
+  /** The current primary alone (single-host URL). */
   primaryUrl(database?: string): string;
-  /** The standby alone (single-host URL). */
+  /** The current standby alone (single-host URL). */
   standbyUrl(database?: string): string;
   /** SIGKILLs the primary's postmaster and all its processes at once; its sockets close. */
   killPrimary(): Promise<void>;
-  /** Promotes the standby and waits until it accepts writes. */
+  /** Promotes the standby, waits until it accepts writes, and makes it the primary. */
   promoteStandby(): Promise<void>;
+  /**
+   * After a failover: a fresh standby of the new primary (pg_basebackup) in the dead
+   * server's folder and port, synchronous when the cluster is, so the next failover can come.
+   */
+  rejoinStandby(): Promise<void>;
   /** Runs SQL on a single-host URL and returns the rows. */
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(
     url: string,
@@ -146,12 +153,15 @@ export async function startReplicatedPostgres(
   const user = await clusterUser();
   const dir = await mkdtemp(join(tmpdir(), 'onejob-replicated-'));
   if (user) await chown(dir, user.uid, user.gid);
-  const primaryDir = join(dir, 'primary');
-  const standbyDir = join(dir, 'standby');
-  const [primaryPort, standbyPort] = [await freePort(), await freePort()];
+  // Two servers whose roles swap at each promotion.
+  const nodes = [
+    { dir: join(dir, 'a'), port: await freePort(), running: false },
+    { dir: join(dir, 'b'), port: await freePort(), running: false },
+  ];
+  let primary = 0;
+  const standby = () => 1 - primary;
   const url = (port: number, db = database) => `postgres://postgres@127.0.0.1:${port}/${db}`;
   const pgctl = (args: string[]) => run('pg_ctl', args, user, dir);
-  const started: string[] = [];
 
   const query = async <R extends pg.QueryResultRow>(
     connectionString: string,
@@ -167,16 +177,57 @@ export async function startReplicatedPostgres(
       await client.end().catch(() => undefined);
     }
   };
+  const startNode = async (index: number) => {
+    const node = nodes[index]!;
+    await pgctl(['start', '-D', node.dir, '-l', `${node.dir}.log`, '-w']);
+    node.running = true;
+  };
   const stop = async () => {
-    for (const data of started)
-      await pgctl(['stop', '-D', data, '-m', 'immediate', '-w']).catch(() => undefined);
+    for (const node of nodes)
+      if (node.running) await pgctl(['stop', '-D', node.dir, '-m', 'immediate', '-w']).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   };
 
+  /** A standby of the current primary in the other node's (empty) folder, streaming. */
+  const makeStandby = async () => {
+    const node = nodes[standby()]!;
+    const from = nodes[primary]!;
+    await rm(node.dir, { recursive: true, force: true });
+    await run(
+      'pg_basebackup',
+      ['-h', '127.0.0.1', '-p', String(from.port), '-D', node.dir, '-R', '-X', 'stream', '-c', 'fast'],
+      user,
+      dir,
+    );
+    // pg_basebackup -R wrote primary_conninfo here; the standby gets its own port and name.
+    // Promoted, it must not wait for a synchronous standby of its own that does not exist.
+    const auto = join(node.dir, 'postgresql.auto.conf');
+    await writeFile(
+      auto,
+      `${await readFile(auto, 'utf8')}\nport = ${node.port}\ncluster_name = '${STANDBY_NAME}'\nsynchronous_standby_names = ''\n`,
+    );
+    if (user) await chown(auto, user.uid, user.gid);
+    await startNode(standby());
+    if (synchronous) {
+      await query(url(from.port), `ALTER SYSTEM SET synchronous_standby_names = '${STANDBY_NAME}'`);
+      await query(url(from.port), 'SELECT pg_reload_conf()');
+    }
+    const wanted = synchronous ? 'sync' : 'async';
+    await poll(`the standby streaming (${wanted})`, async () => {
+      const rows = await query<{ sync_state: string }>(
+        url(from.port),
+        'SELECT sync_state FROM pg_stat_replication WHERE application_name = $1',
+        [STANDBY_NAME],
+      );
+      return rows[0]?.sync_state === wanted;
+    });
+  };
+
   try {
+    const first = nodes[primary]!;
     await run(
       'initdb',
-      ['-D', primaryDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-instructions'],
+      ['-D', first.dir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-instructions'],
       user,
       dir,
     );
@@ -191,42 +242,12 @@ export async function startReplicatedPostgres(
       'wal_keep_size = 64MB',
     ];
     await writeFile(
-      join(primaryDir, 'postgresql.auto.conf'),
-      [...common, `port = ${primaryPort}`, ''].join('\n'),
+      join(first.dir, 'postgresql.auto.conf'),
+      [...common, `port = ${first.port}`, ''].join('\n'),
     );
-    await pgctl(['start', '-D', primaryDir, '-l', join(dir, 'primary.log'), '-w']);
-    started.push(primaryDir);
-    await query(url(primaryPort, 'postgres'), `CREATE DATABASE ${database}`);
-
-    await run(
-      'pg_basebackup',
-      ['-h', '127.0.0.1', '-p', String(primaryPort), '-D', standbyDir, '-R', '-X', 'stream', '-c', 'fast'],
-      user,
-      dir,
-    );
-    // pg_basebackup -R wrote primary_conninfo here; the standby gets its own port and name.
-    // Promoted, it must not wait for a synchronous standby of its own that does not exist.
-    await writeFile(
-      join(standbyDir, 'postgresql.auto.conf'),
-      `${await readFile(join(standbyDir, 'postgresql.auto.conf'), 'utf8')}\nport = ${standbyPort}\ncluster_name = '${STANDBY_NAME}'\nsynchronous_standby_names = ''\n`,
-    );
-    if (user) await chown(join(standbyDir, 'postgresql.auto.conf'), user.uid, user.gid);
-    await pgctl(['start', '-D', standbyDir, '-l', join(dir, 'standby.log'), '-w']);
-    started.push(standbyDir);
-
-    if (synchronous) {
-      await query(url(primaryPort), `ALTER SYSTEM SET synchronous_standby_names = '${STANDBY_NAME}'`);
-      await query(url(primaryPort), 'SELECT pg_reload_conf()');
-    }
-    const wanted = synchronous ? 'sync' : 'async';
-    await poll(`the standby streaming (${wanted})`, async () => {
-      const rows = await query<{ sync_state: string }>(
-        url(primaryPort),
-        'SELECT sync_state FROM pg_stat_replication WHERE application_name = $1',
-        [STANDBY_NAME],
-      );
-      return rows[0]?.sync_state === wanted;
-    });
+    await startNode(primary);
+    await query(url(first.port, 'postgres'), `CREATE DATABASE ${database}`);
+    await makeStandby();
   } catch (error) {
     await stop();
     throw error;
@@ -234,16 +255,21 @@ export async function startReplicatedPostgres(
 
   return {
     dir,
-    primaryPort,
-    standbyPort,
+    get primaryPort() {
+      return nodes[primary]!.port;
+    },
+    get standbyPort() {
+      return nodes[standby()]!.port;
+    },
     database,
     hostListUrl: (attrs = 'read-write') =>
-      `postgres://postgres@127.0.0.1:${primaryPort},127.0.0.1:${standbyPort}/${database}?target_session_attrs=${attrs}`,
-    primaryUrl: (db) => url(primaryPort, db),
-    standbyUrl: (db) => url(standbyPort, db),
+      `postgres://postgres@127.0.0.1:${nodes[0]!.port},127.0.0.1:${nodes[1]!.port}/${database}?target_session_attrs=${attrs}`,
+    primaryUrl: (db) => url(nodes[primary]!.port, db),
+    standbyUrl: (db) => url(nodes[standby()]!.port, db),
     query,
     async killPrimary() {
-      const pid = Number((await readFile(join(primaryDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      const node = nodes[primary]!;
+      const pid = Number((await readFile(join(node.dir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
       // The whole server at once, as when its host dies: a postmaster killed alone leaves
       // backends that go on answering (and committing) for a while. Everything is frozen
       // first (SIGSTOP takes effect at once; listing processes takes a while, during which
@@ -258,11 +284,11 @@ export async function startReplicatedPostgres(
           }
         }
       };
-      const first = await childrenOf(pid);
-      freeze([pid, ...first]);
-      const late = (await childrenOf(pid)).filter((p) => !first.includes(p));
+      const listed = await childrenOf(pid);
+      freeze([pid, ...listed]);
+      const late = (await childrenOf(pid)).filter((p) => !listed.includes(p));
       freeze(late);
-      const victims = [...first, ...late, pid];
+      const victims = [...listed, ...late, pid];
       for (const p of victims) {
         try {
           process.kill(p, 'SIGKILL');
@@ -278,14 +304,22 @@ export async function startReplicatedPostgres(
         }
         return true;
       });
-      started.splice(started.indexOf(primaryDir), 1);
+      node.running = false;
     },
     async promoteStandby() {
-      await pgctl(['promote', '-D', standbyDir, '-w']);
+      const node = nodes[standby()]!;
+      await pgctl(['promote', '-D', node.dir, '-w']);
       await poll('the promoted standby to accept writes', async () => {
-        const rows = await query<{ r: boolean }>(url(standbyPort), 'SELECT pg_is_in_recovery() AS r');
+        const rows = await query<{ r: boolean }>(url(node.port), 'SELECT pg_is_in_recovery() AS r');
         return rows[0]?.r === false;
       });
+      primary = standby();
+    },
+    async rejoinStandby() {
+      const node = nodes[standby()]!;
+      if (node.running)
+        throw new Error('rejoinStandby: the standby is still running; kill the primary and promote first');
+      await makeStandby();
     },
     stop,
   };

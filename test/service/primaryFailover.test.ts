@@ -282,7 +282,7 @@ describe('a primary failover with synchronous replication', () => {
     for (const [key, id] of acknowledged) {
       await until(`${key} succeeded`, async () => (await jobState(id)) === 'succeeded');
     }
-    const primary = new pg.Client({ connectionString: cluster.standbyUrl() });
+    const primary = new pg.Client({ connectionString: cluster.primaryUrl() });
     await primary.connect();
     try {
       const { rows } = await primary.query<{ idempotency_key: string; ids: string[] }>(
@@ -318,7 +318,7 @@ describe('a primary failover with synchronous replication', () => {
     // The process's LISTEN session is on the new primary and hears what is notified there.
     await until('the listener on the new primary', async () => {
       const rows = await cluster.query<{ n: number }>(
-        cluster.standbyUrl(),
+        cluster.primaryUrl(),
         `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'onejob-listen'`,
       );
       return rows[0]?.n === 1;
@@ -337,12 +337,52 @@ describe('a primary failover with synchronous replication', () => {
     });
     try {
       await cluster.query(
-        cluster.standbyUrl(),
+        cluster.primaryUrl(),
         `SELECT pg_notify('onejob_failover_probe', 'after-failover')`,
       );
       await until('the notification heard', async () => heard.includes('after-failover'));
     } finally {
       await unlisten();
     }
+  });
+
+  it('a second failover, back to the first host of the list, keeps what was acknowledged too', async () => {
+    // The dead primary comes back as a synchronous standby of the new one.
+    await cluster.rejoinStandby();
+    const acknowledged = new Map<string, string>();
+    for (let i = 0; i < 5; i++) {
+      const answer = await post(`second-${i}`, 500 + i);
+      expect(answer.status).toBe(202);
+      acknowledged.set(`second-${i}`, answer.id!);
+    }
+    await cluster.killPrimary();
+    expect(await post('second-during', 600)).toMatchObject({ status: 503, retryAfter: '1' });
+    await cluster.promoteStandby();
+    const accepted = await until('a create accepted on the first host again', async () => {
+      const a = await post('second-during', 600);
+      expect([202, 503]).toContain(a.status);
+      return a.status === 202 ? a : undefined;
+    });
+    acknowledged.set('second-during', accepted.id!);
+    for (const [key, id] of acknowledged) {
+      expect(await post(key, key === 'second-during' ? 600 : 500 + Number(key.slice(7)))).toMatchObject({
+        status: 202,
+        id,
+        replayed: true,
+      });
+      await until(`${key} succeeded`, async () => (await jobState(id)) === 'succeeded');
+    }
+    const rows = await cluster.query<{ n: number }>(
+      cluster.primaryUrl(),
+      `SELECT count(*)::int AS n FROM onejob.jobs WHERE idempotency_key LIKE 'second-%'`,
+    );
+    expect(rows[0]?.n).toBe(acknowledged.size);
+    await until('the listener on the first host again', async () => {
+      const listening = await cluster.query<{ n: number }>(
+        cluster.primaryUrl(),
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'onejob-listen'`,
+      );
+      return listening[0]?.n === 1;
+    });
   });
 });
