@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { HostSelector, triesNextHost } from '../../src/db/connectToPrimary.js';
 import { DatabaseUrlError, parseHostList } from '../../src/db/hostList.js';
 
 const hostsOf = (url: string) => parseHostList(url).hosts.map((h) => [h.host, h.port]);
@@ -85,5 +86,40 @@ describe('DATABASE_URL host lists', () => {
 
   it('a string that is not a postgres URL is left to node-postgres', () => {
     expect(parseHostList('host=localhost dbname=x').plain).toBe(true);
+  });
+});
+
+describe('the order in which a host list is tried', () => {
+  const selector = () =>
+    new HostSelector(parseHostList('postgres://h1,h2,h3/db?target_session_attrs=read-write'));
+
+  it('starts with the first host, and after a failure with the next one, wrapping around', () => {
+    const s = selector();
+    expect(s.order()).toEqual([0, 1, 2]);
+    s.failed(0);
+    expect(s.order()).toEqual([1, 2, 0]);
+    s.failed(1);
+    s.failed(2);
+    expect(s.order()).toEqual([0, 1, 2]);
+  });
+
+  it('keeps going to the host that last gave a suitable session (after a failover, the new primary)', () => {
+    const s = selector();
+    s.succeeded(2);
+    expect(s.first()).toBe(2);
+    expect(s.order()).toEqual([2, 0, 1]);
+  });
+
+  it('a failure reported late for a host already passed over does not move the order again', () => {
+    const s = selector();
+    s.failed(0);
+    s.failed(0);
+    expect(s.first()).toBe(1);
+  });
+
+  it('a refused password or database ends the search, as in libpq; anything else tries the next host', () => {
+    for (const code of ['28P01', '28000', '3D000']) expect(triesNextHost({ code })).toBe(false);
+    for (const code of ['ECONNREFUSED', '57P03', '53300', undefined])
+      expect(triesNextHost({ code })).toBe(true);
   });
 });
