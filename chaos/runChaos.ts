@@ -32,6 +32,7 @@ import {
 import { type FakePaymentProvider, startFakePaymentProvider } from './cluster/startFakePaymentProvider.js';
 import { type NatsCluster, startNatsCluster } from './cluster/startNatsCluster.js';
 import { buildFaultSchedule, type Role } from './faults/buildFaultSchedule.js';
+import type { FaultKind } from './faults/faultKinds.js';
 import { runFaults } from './faults/runFaults.js';
 import { takeSnapshot } from './history/takeSnapshot.js';
 import type { ChaosHistory, DbSnapshot, Features, OperationContract } from './history/types.js';
@@ -56,6 +57,10 @@ export interface ChaosOptions {
   thinkMs?: number;
   /** Faults to inject; `false` runs load only (the scale runs). */
   faults?: boolean;
+  /** Restricts the fault schedule to these kinds (`--faults`). */
+  faultKinds?: readonly FaultKind[];
+  /** Run a synchronous streaming standby beside the primary (`--replica`). */
+  replica?: boolean;
   /** Library-mode processes running a code operation (default 1). */
   library?: number;
   /** Pure inference operations in the load (default true). */
@@ -106,6 +111,24 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
   let fleet: OnejobFleet | undefined;
   let consumer: EventConsumer | undefined;
   let pool: pg.Pool | undefined;
+  const library = o.library ?? 1;
+  // The schedule is drawn before anything starts: a kind this run cannot inject is refused
+  // at once, not after a minute of setup.
+  const plan =
+    o.faults === false
+      ? []
+      : buildFaultSchedule({
+          seed: o.seed,
+          durationMs: o.faultMs,
+          processes,
+          natsNodes: 3,
+          postgresRestart: databaseKind === 'embedded' || o.replica === true,
+          postgresStall: databaseKind === 'embedded' || o.replica === true,
+          replica: o.replica === true,
+          library,
+          inference: o.inference !== false,
+          ...(o.faultKinds ? { kinds: o.faultKinds } : {}),
+        });
   try {
     log(`seed ${o.seed}: starting ${databaseKind} PostgreSQL, NATS cluster, provider in ${dir}`);
     db = await startDatabase(databaseKind, dir);
@@ -136,8 +159,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       [WEBHOOK_SECRET_ENV]: webhookSecret,
       [ADMIN_TOKEN_ENV]: adminToken,
     };
-    log(`starting onejob processes ${JSON.stringify({ ...processes, library: o.library ?? 1 })}`);
-    const library = o.library ?? 1;
+    log(`starting onejob processes ${JSON.stringify({ ...processes, library })}`);
     fleet = await startOnejobFleet({
       counts: { ...processes, library },
       env,
@@ -195,19 +217,6 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       ...(o.thinkMs !== undefined ? { thinkMs: o.thinkMs } : {}),
     });
     history.startedAt = Date.now();
-    const plan =
-      o.faults === false
-        ? []
-        : buildFaultSchedule({
-            seed: o.seed,
-            durationMs: o.faultMs,
-            processes,
-            natsNodes: 3,
-            postgresRestart: db.restart !== undefined,
-            postgresStall: db.stall !== undefined,
-            library,
-            inference: models !== undefined,
-          });
     log(`fault phase: ${Math.round(o.faultMs / 1000)} s, ${plan.length} faults planned`);
     const faultsEnd = history.startedAt + o.faultMs;
     history.faults = await runFaults(

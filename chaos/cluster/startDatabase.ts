@@ -16,6 +16,11 @@ export interface ChaosDatabase {
   restart?(outageMs: number): Promise<void>;
   /** SIGSTOP the server (postmaster and backends) for `ms`, then SIGCONT (embedded only). Resolves to the processes stopped. */
   stall?(ms: number): Promise<number>;
+  /**
+   * SIGKILL the primary, wait `downMs`, promote the synchronous standby, then build a new
+   * standby from the new primary (`--replica` only). Resolves to what happened.
+   */
+  failover?(downMs: number): Promise<string>;
   close(): Promise<void>;
 }
 
