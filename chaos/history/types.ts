@@ -200,5 +200,7 @@ export interface DbSnapshot {
   inbox: { source: string; eventId: string; jobId: string }[] | null;
   /** Transfers on cost accounts (`usage:*` / `provider:*`); absent in older snapshots. */
   costTransfers?: SnapshotCostTransfer[];
+  /** Every ledger transfer by (owner, id): what an acknowledged transfer must find; absent in older snapshots. */
+  transfers?: { ownerId: string; id: string }[];
   verifications?: SnapshotVerification[];
 }
