@@ -1,5 +1,6 @@
 // npm run chaos -- [--duration 10m] [--seed N] [--calm 30s] [--api 2 --workers 2 --relays 1 --library 1]
-//                  [--database embedded|system] [--clients 6] [--faults KIND,KIND] [--replica] [--scale]
+//                  [--database embedded|system] [--clients 6] [--faults KIND,KIND]
+//                  [--replica [--synchronous-commit on|local]] [--scale]
 // npm run chaos -- --soak 30m [--rate N] [--sample-every 1m] [--capacity-probe 30s] [--chart docs/soak.svg]
 //                  [--node-defaults]
 // Runs the chaos harness (or, with --scale, the worker scale-out runs; with --soak, steady
@@ -105,6 +106,9 @@ try {
     library: Number(a.get('library') ?? 1),
     ...(faultKinds ? { faultKinds } : {}),
     replica,
+    ...(a.has('synchronous-commit')
+      ? { synchronousCommit: a.get('synchronous-commit') as 'on' | 'local' | 'off' }
+      : {}),
     resultsDir,
   });
   if (outcome.resultFile) process.stdout.write(`results: ${outcome.resultFile}\n`);

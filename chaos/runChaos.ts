@@ -61,6 +61,8 @@ export interface ChaosOptions {
   faultKinds?: readonly FaultKind[];
   /** Run a synchronous streaming standby beside the primary (`--replica`). */
   replica?: boolean;
+  /** With `replica`: `local` makes replication asynchronous (commits do not wait for the standby). */
+  synchronousCommit?: 'on' | 'local' | 'off';
   /** Library-mode processes running a code operation (default 1). */
   library?: number;
   /** Pure inference operations in the load (default true). */
@@ -100,7 +102,9 @@ const ROOT = join(import.meta.dirname, '..');
 export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
   const log = o.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const processes = o.processes ?? { api: 2, worker: 2, relay: 1 };
-  const databaseKind = o.database ?? 'embedded';
+  const databaseKind = o.replica ? 'replicated' : (o.database ?? 'embedded');
+  if (o.replica && o.database === 'system')
+    throw new Error('--replica runs a primary and a standby of its own; it cannot use --database system');
   const dir = mkdtempSync(join(tmpdir(), 'onejob-chaos-'));
   const rng = createRng(o.seed);
   const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
@@ -122,8 +126,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
           durationMs: o.faultMs,
           processes,
           natsNodes: 3,
-          postgresRestart: databaseKind === 'embedded' || o.replica === true,
-          postgresStall: databaseKind === 'embedded' || o.replica === true,
+          postgresRestart: databaseKind !== 'system',
+          postgresStall: databaseKind !== 'system',
           replica: o.replica === true,
           library,
           inference: o.inference !== false,
@@ -131,7 +135,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
         });
   try {
     log(`seed ${o.seed}: starting ${databaseKind} PostgreSQL, NATS cluster, provider in ${dir}`);
-    db = await startDatabase(databaseKind, dir);
+    db = await startDatabase(databaseKind, dir, {
+      log,
+      ...(o.synchronousCommit ? { synchronousCommit: o.synchronousCommit } : {}),
+    });
+    if (db.kind === 'replicated') log(`  primary and synchronous standby: ${db.url}`);
     nats = await startNatsCluster(dir);
     provider = await startFakePaymentProvider('pay', createRng(o.seed + 1));
     if (o.inference !== false)
@@ -168,8 +176,12 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       ...(o.probes ? { probes: true } : {}),
       ...(o.nodeFlags ? { nodeFlags: o.nodeFlags } : {}),
     });
-    pool = resilientPool(db.url, 3);
-    consumer = await runEventConsumer({ natsUrls: nats.urls, stream: nats.stream, databaseUrl: db.url });
+    pool = resilientPool(db.harnessTarget, 3);
+    consumer = await runEventConsumer({
+      natsUrls: nats.urls,
+      stream: nats.stream,
+      databaseUrl: db.harnessTarget,
+    });
 
     const history: ChaosHistory = {
       seed: o.seed,
@@ -206,7 +218,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       apis,
       features: history.features,
       webhookSecret,
-      databaseUrl: db.url,
+      databaseUrl: db.harnessTarget,
       config,
       record,
       recordRollback: (owner, key) => history.rolledBack.push({ owner, key }),
