@@ -1,5 +1,5 @@
 // A PostgreSQL primary with a synchronous streaming standby, from the Debian packages
-// (PostgreSQL 15 in /usr/lib/postgresql/15/bin, or PG_BIN), in a temp folder of its own
+// (PostgreSQL 15 in /usr/lib/postgresql/15/bin, or ONEJOB_PG_BIN), in a temp folder of its own
 // and on ports picked free. The two nodes are slots `a` and `b` that keep their ports for
 // the whole run, so one host list (`host:pa,host:pb`) names the cluster whatever node
 // is primary. `failover()` kills the primary like a machine dying (SIGKILL of the
@@ -35,7 +35,8 @@ export interface PostgresNode {
   server: ChildProcess | undefined;
 }
 
-const BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+// The same variable as the failover test's cluster (test/helpers/replicatedPostgres.ts).
+const BIN = process.env.ONEJOB_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
 /** uid and gid of the `postgres` user when this process is root; undefined otherwise. */
 function postgresUser(): { uid: number; gid: number } | undefined {
