@@ -1,5 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
+import { newPool } from './HostListPool.js';
 
 export interface PoolOptions {
   connectionString: string;
@@ -14,7 +15,8 @@ export interface PoolOptions {
  * attempts give up quickly so callers can answer 503 rather than hang.
  */
 export function createPool(options: PoolOptions): pg.Pool {
-  const pool = new pg.Pool({
+  // A host list (`h1,h2` with target_session_attrs) gets a pool that finds the primary.
+  const pool = newPool({
     connectionString: options.connectionString,
     max: options.max ?? 20,
     connectionTimeoutMillis: 5_000,

@@ -1,5 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { OnejobError } from '../errors/OnejobError.js';
+import { connectToPrimary } from './connectToPrimary.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
 import { withTransaction } from './withTransaction.js';
 
@@ -33,8 +34,7 @@ export interface MigrateResult {
  */
 export async function migrate(connectionString: string): Promise<MigrateResult> {
   const migrations = await loadMigrations();
-  const client = new pg.Client({ connectionString, application_name: 'onejob-migrate' });
-  await client.connect();
+  const client = await connectToPrimary(connectionString, { application_name: 'onejob-migrate' });
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     await client.query('CREATE SCHEMA IF NOT EXISTS onejob');

@@ -21,6 +21,11 @@ export const QUERY_CANCELED = '57014';
 /** A transaction-only command (SAVEPOINT) ran outside a transaction block. */
 export const NO_ACTIVE_SQL_TRANSACTION = '25P01';
 
+/** No host of a DATABASE_URL host list gave a suitable session (src/db/connectToPrimary.ts). */
+export const UNABLE_TO_CONNECT = '08001';
+/** A write reached a read-only session: the host is a standby now, or was demoted. */
+export const READ_ONLY_SQL_TRANSACTION = '25006';
+
 /** Class 22, data exception: a value PostgreSQL cannot store or compare (bad date, overflow, NUL). */
 export const DATA_EXCEPTION_CLASS = '22';
 
@@ -32,6 +37,8 @@ export function isDataException(error: unknown): boolean {
 
 /** Classes and codes that mean "the server is not there right now", not "your query is wrong". */
 const UNAVAILABLE_CODES = new Set([
+  // A host that stopped being the primary (failover): the next connection finds the new one.
+  READ_ONLY_SQL_TRANSACTION,
   '57P01', // admin_shutdown
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now (starting up, shutting down, recovery)

@@ -2,8 +2,9 @@
 // `jobs.wait` subscribe here; `Wakeups` (the sending half, after commit, never inside a
 // job's transaction) is what the engine's writers call. The connection is opened on the
 // first subscription, re-opened after it drops, and ended when nothing listens.
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
+import { connectToPrimary } from '../db/connectToPrimary.js';
 import { JOB_SETTLED_CHANNEL, Wakeups, type WakeupsOptions } from './wakeups.js';
 
 /** Called with a notification's payload, or with null once listening (re)starts: look now. */
@@ -139,12 +140,13 @@ export class NotificationHub extends Wakeups {
 
   private async newConnection(): Promise<Connection> {
     if (this.options.connectionString) {
-      const client = new pg.Client({
-        connectionString: this.options.connectionString,
+      // A host list is tried like the pool's: the LISTEN session is never opened on a standby.
+      return connectToPrimary(this.options.connectionString, {
         application_name: 'onejob-listen',
+        // A primary that vanishes without closing the socket is noticed, and the hub moves on.
+        keepAlive: true,
+        keepAliveInitialDelayMillis: 10_000,
       });
-      await client.connect();
-      return client;
     }
     const client = await this.pool.connect();
     let released = false;

@@ -1,0 +1,276 @@
+// A PostgreSQL primary and a streaming standby of it, in a temp folder of their own and on
+// loopback ports picked free: initdb, pg_basebackup -R, and (by default) synchronous
+// replication naming the standby. `killPrimary()` SIGKILLs the primary's postmaster and
+// every process of it, as a host that dies; `promoteStandby()` runs `pg_ctl promote`.
+// Plain Node and pg, no test framework: the chaos harness can use it as well.
+// initdb refuses to run as root, so as root the cluster runs as the `postgres` OS user.
+import { execFile } from 'node:child_process';
+import { chown, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+export const PG_BIN = process.env.ONEJOB_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+/** The standby's name in `synchronous_standby_names` (its walreceiver reports `cluster_name`). */
+export const STANDBY_NAME = 'onejob_standby';
+
+export interface ReplicatedPostgresOptions {
+  /**
+   * Synchronous replication (default): every commit waits until the standby has flushed it
+   * (`synchronous_commit = on`, `synchronous_standby_names` naming the standby). False:
+   * asynchronous streaming, where the last commits acknowledged before a crash may be missing
+   * on the standby.
+   */
+  synchronous?: boolean;
+  /** Database created on the primary (and so on the standby). Default `onejob`. */
+  database?: string;
+}
+
+export interface ReplicatedPostgres {
+  readonly dir: string;
+  readonly primaryPort: number;
+  readonly standbyPort: number;
+  readonly database: string;
+  /** libpq-style host list naming the primary first, with `target_session_attrs`. */
+  hostListUrl(targetSessionAttrs?: string): string;
+  /** The primary alone (single-host URL). */
+  primaryUrl(database?: string): string;
+  /** The standby alone (single-host URL). */
+  standbyUrl(database?: string): string;
+  /** SIGKILLs the primary's postmaster and all its processes at once; its sockets close. */
+  killPrimary(): Promise<void>;
+  /** Promotes the standby and waits until it accepts writes. */
+  promoteStandby(): Promise<void>;
+  /** Runs SQL on a single-host URL and returns the rows. */
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    url: string,
+    sql: string,
+    values?: unknown[],
+  ): Promise<R[]>;
+  /** Stops both servers (immediate) and removes the folder. */
+  stop(): Promise<void>;
+}
+
+interface OsUser {
+  uid: number;
+  gid: number;
+}
+
+/** The `postgres` OS user when running as root (initdb refuses root), else nobody to switch to. */
+async function clusterUser(): Promise<OsUser | undefined> {
+  if (userInfo().uid !== 0) return undefined;
+  const passwd = await readFile('/etc/passwd', 'utf8');
+  const line = passwd.split('\n').find((l) => l.startsWith('postgres:'));
+  if (!line) throw new Error('running as root and there is no "postgres" OS user to run PostgreSQL as');
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+function run(bin: string, args: string[], user: OsUser | undefined, cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      join(PG_BIN, bin),
+      args,
+      { cwd, ...(user ?? {}), env: { ...process.env, LC_ALL: 'C', PGUSER: 'postgres' }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${bin} ${args.join(' ')} failed: ${error.message}\n${stderr}`));
+        else resolve(stdout);
+      },
+    );
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function poll<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await fn();
+      if (value) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${String(last ?? '')}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Every process whose parent is `pid` (a postmaster's backends, walsender, checkpointer...). */
+async function childrenOf(pid: number): Promise<number[]> {
+  const children: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // The parent pid is the second field after the command name, which is in parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[1]) === pid) children.push(Number(entry));
+  }
+  return children;
+}
+
+/**
+ * Starts a primary and a streaming standby. Needs PostgreSQL's server binaries
+ * (`ONEJOB_PG_BIN`, default Debian's PostgreSQL 15).
+ *
+ * @example
+ * ```ts
+ * const cluster = await startReplicatedPostgres();
+ * process.env.DATABASE_URL = cluster.hostListUrl();
+ * await cluster.killPrimary();
+ * await cluster.promoteStandby();
+ * await cluster.stop();
+ * ```
+ */
+export async function startReplicatedPostgres(
+  options: ReplicatedPostgresOptions = {},
+): Promise<ReplicatedPostgres> {
+  const synchronous = options.synchronous ?? true;
+  const database = options.database ?? 'onejob';
+  const user = await clusterUser();
+  const dir = await mkdtemp(join(tmpdir(), 'onejob-replicated-'));
+  if (user) await chown(dir, user.uid, user.gid);
+  const primaryDir = join(dir, 'primary');
+  const standbyDir = join(dir, 'standby');
+  const [primaryPort, standbyPort] = [await freePort(), await freePort()];
+  const url = (port: number, db = database) => `postgres://postgres@127.0.0.1:${port}/${db}`;
+  const pgctl = (args: string[]) => run('pg_ctl', args, user, dir);
+  const started: string[] = [];
+
+  const query = async <R extends pg.QueryResultRow>(
+    connectionString: string,
+    sql: string,
+    values?: unknown[],
+  ) => {
+    const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5_000 });
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      return (await client.query<R>(sql, values)).rows;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  };
+  const stop = async () => {
+    for (const data of started)
+      await pgctl(['stop', '-D', data, '-m', 'immediate', '-w']).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  };
+
+  try {
+    await run(
+      'initdb',
+      ['-D', primaryDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-instructions'],
+      user,
+      dir,
+    );
+    const common = [
+      "listen_addresses = '127.0.0.1'",
+      `unix_socket_directories = '${dir}'`,
+      'wal_level = replica',
+      'max_wal_senders = 5',
+      'max_connections = 60',
+      'shared_buffers = 16MB',
+      'synchronous_commit = on',
+      'wal_keep_size = 64MB',
+    ];
+    await writeFile(
+      join(primaryDir, 'postgresql.auto.conf'),
+      [...common, `port = ${primaryPort}`, ''].join('\n'),
+    );
+    await pgctl(['start', '-D', primaryDir, '-l', join(dir, 'primary.log'), '-w']);
+    started.push(primaryDir);
+    await query(url(primaryPort, 'postgres'), `CREATE DATABASE ${database}`);
+
+    await run(
+      'pg_basebackup',
+      ['-h', '127.0.0.1', '-p', String(primaryPort), '-D', standbyDir, '-R', '-X', 'stream', '-c', 'fast'],
+      user,
+      dir,
+    );
+    // pg_basebackup -R wrote primary_conninfo here; the standby gets its own port and name.
+    // Promoted, it must not wait for a synchronous standby of its own that does not exist.
+    await writeFile(
+      join(standbyDir, 'postgresql.auto.conf'),
+      `${await readFile(join(standbyDir, 'postgresql.auto.conf'), 'utf8')}\nport = ${standbyPort}\ncluster_name = '${STANDBY_NAME}'\nsynchronous_standby_names = ''\n`,
+    );
+    if (user) await chown(join(standbyDir, 'postgresql.auto.conf'), user.uid, user.gid);
+    await pgctl(['start', '-D', standbyDir, '-l', join(dir, 'standby.log'), '-w']);
+    started.push(standbyDir);
+
+    if (synchronous) {
+      await query(url(primaryPort), `ALTER SYSTEM SET synchronous_standby_names = '${STANDBY_NAME}'`);
+      await query(url(primaryPort), 'SELECT pg_reload_conf()');
+    }
+    const wanted = synchronous ? 'sync' : 'async';
+    await poll(`the standby streaming (${wanted})`, async () => {
+      const rows = await query<{ sync_state: string }>(
+        url(primaryPort),
+        'SELECT sync_state FROM pg_stat_replication WHERE application_name = $1',
+        [STANDBY_NAME],
+      );
+      return rows[0]?.sync_state === wanted;
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  return {
+    dir,
+    primaryPort,
+    standbyPort,
+    database,
+    hostListUrl: (attrs = 'read-write') =>
+      `postgres://postgres@127.0.0.1:${primaryPort},127.0.0.1:${standbyPort}/${database}?target_session_attrs=${attrs}`,
+    primaryUrl: (db) => url(primaryPort, db),
+    standbyUrl: (db) => url(standbyPort, db),
+    query,
+    async killPrimary() {
+      const pid = Number((await readFile(join(primaryDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      // The whole server at once, as when its host dies: a postmaster killed alone leaves
+      // backends that go on answering their sessions for a while.
+      const victims = [pid, ...(await childrenOf(pid))];
+      for (const p of victims) {
+        try {
+          process.kill(p, 'SIGKILL');
+        } catch {
+          /* gone already */
+        }
+      }
+      // Gone, or a zombie its parent has not reaped yet (its sockets are closed either way).
+      await poll('the primary to be gone', async () => {
+        for (const p of victims) {
+          const stat = await readFile(`/proc/${p}/stat`, 'utf8').catch(() => '');
+          if (stat && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z') return false;
+        }
+        return true;
+      });
+      started.splice(started.indexOf(primaryDir), 1);
+    },
+    async promoteStandby() {
+      await pgctl(['promote', '-D', standbyDir, '-w']);
+      await poll('the promoted standby to accept writes', async () => {
+        const rows = await query<{ r: boolean }>(url(standbyPort), 'SELECT pg_is_in_recovery() AS r');
+        return rows[0]?.r === false;
+      });
+    },
+    stop,
+  };
+}
