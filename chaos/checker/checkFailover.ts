@@ -39,7 +39,8 @@ export function checkAcknowledgedSurviveFailover(history: ChaosHistory, snapshot
     : null;
   const when = (c: ApiCall) => {
     const before = failovers.find((f) => c.endedAt <= f.endedAt);
-    return `acknowledged by ${c.target} at +${c.endedAt - history.startedAt} ms, before the failover at +${(before?.startedAt ?? 0) - history.startedAt} ms`;
+    const at = (t: number) => `+${t - history.startedAt} ms`;
+    return `acknowledged by ${c.target} at ${at(c.endedAt)}, before the promotion at ${at(before?.endedAt ?? 0)} (failover begun at ${at(before?.startedAt ?? 0)})`;
   };
 
   const groups = groupBy(atRisk, (c) => `${c.kind}\u0000${c.source ?? ''}\u0000${ownerKey(c.owner, c.key)}`);

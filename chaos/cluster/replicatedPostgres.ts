@@ -3,7 +3,7 @@
 // and on ports picked free. The two nodes are slots `a` and `b` that keep their ports for
 // the whole run, so one host list (`host:pa,host:pb`) names the cluster whatever node
 // is primary. `failover()` kills the primary like a machine dying (SIGKILL of the
-// postmaster's whole process group), promotes the standby, and builds a new standby from
+// postmaster and every process it forked), promotes the standby, and builds a new standby from
 // the new primary with pg_basebackup in the dead node's slot.
 //
 // PostgreSQL refuses to run as root, and CI runs as root: every server and tool then runs
@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort, sleep, waitFor } from './freePort.js';
+import { childPids } from './stallPostgres.js';
 
 const run = promisify(execFile);
 
@@ -47,18 +48,31 @@ function postgresUser(): { uid: number; gid: number } | undefined {
 }
 
 const servers = new Set<ChildProcess>();
-// A run that ends any way at all leaves no server behind (each is its own process group).
+// A run that ends any way at all leaves no server behind.
 process.on('exit', () => {
-  for (const s of servers) killGroup(s, 'SIGKILL');
+  for (const s of servers) killServer(s);
 });
 
-function killGroup(child: ChildProcess, signal: NodeJS.Signals) {
-  if (child.pid === undefined) return;
+const signal = (pid: number, s: NodeJS.Signals) => {
   try {
-    process.kill(-child.pid, signal);
+    process.kill(pid, s);
   } catch {
     // Already gone.
   }
+};
+
+/**
+ * SIGKILL of a server as a whole, as when its host dies. Killing its process group is not
+ * enough: every backend PostgreSQL forks calls setsid() and leads a group of its own, and a
+ * backend whose postmaster is gone goes on answering its session for a while. So the
+ * postmaster is stopped first (it forks nothing more), then its children and it are killed.
+ */
+function killServer(child: ChildProcess) {
+  const pid = child.pid;
+  if (pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  signal(pid, 'SIGSTOP');
+  for (const c of childPids(pid)) signal(c, 'SIGKILL');
+  signal(pid, 'SIGKILL');
 }
 
 export class ReplicatedPostgres {
@@ -269,18 +283,50 @@ export class ReplicatedPostgres {
   }
 
   /**
-   * SIGKILL the primary with every backend (its whole process group, as if the machine
-   * died), wait `downMs`, promote the standby, then build a new standby in the dead
-   * node's slot from the new primary. Returns what happened, starting with `promoted`.
+   * Holds the primary's WAL sender for the standby (SIGSTOP) for `ms`: the standby falls
+   * behind, as one does under load or across a slow link. With synchronous commit, every
+   * commit meanwhile waits; with asynchronous, commits are acknowledged that only the
+   * primary has. Returns the stopped process, to be continued (or killed with the primary).
    */
-  async failover(downMs: number): Promise<string> {
+  private async holdWalSender(ms: number): Promise<number | undefined> {
+    if (ms <= 0) return undefined;
+    const c = new pg.Client({
+      connectionString: this.nodeUrl(this.primary, 'postgres'),
+      connectionTimeoutMillis: 2_000,
+    });
+    await c.connect();
+    let pid: number | undefined;
+    try {
+      const { rows } = await c.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_replication WHERE application_name = $1',
+        [this.standby.name],
+      );
+      pid = rows[0]?.pid;
+    } finally {
+      await c.end().catch(() => undefined);
+    }
+    if (pid === undefined) return undefined;
+    process.kill(pid, 'SIGSTOP');
+    await sleep(ms);
+    return pid;
+  }
+
+  /**
+   * Lets the standby fall `lagMs` behind (holdWalSender), then SIGKILLs the primary with
+   * every process it forked (killServer, as if the machine died), waits `downMs`,
+   * promotes the standby, and builds a new standby in the dead node's slot from the new
+   * primary. Returns what happened, starting with `promoted`.
+   */
+  async failover(downMs: number, lagMs = 0): Promise<string> {
     const dead = this.primary;
     const heir = this.standby;
     // A standby whose rebuild failed cannot take over: say so rather than kill the only server.
     if (!heir.server || heir.server.exitCode !== null || heir.server.signalCode !== null)
       return `skipped: no standby runs (${heir.name} was not rebuilt)`;
+    const held = await this.holdWalSender(lagMs).catch(() => undefined);
     const killedAt = Date.now();
-    if (dead.server) killGroup(dead.server, 'SIGKILL');
+    // The held WAL sender is one of its children: it dies stopped, sending nothing more.
+    if (dead.server) killServer(dead.server);
     await waitFor(
       `${dead.name} to die`,
       async () => dead.server?.exitCode !== null || dead.server.signalCode !== null,
@@ -306,16 +352,17 @@ export class ReplicatedPostgres {
     this.standby = dead;
     this.failovers++;
     this.log(`  ${heir.name} (port ${heir.port}) promoted ${promotedAfter} ms after ${dead.name} was killed`);
-    const promoted = `promoted ${heir.name} (port ${heir.port}) ${promotedAfter} ms after killing ${dead.name}`;
+    const lag = held !== undefined ? ` (its WAL sender held ${lagMs} ms before)` : '';
+    const promoted = `promoted ${heir.name} (port ${heir.port}) ${promotedAfter} ms after killing ${dead.name}${lag}`;
     const rebuildStart = Date.now();
     try {
       await this.buildStandby(dead, heir);
     } catch (error) {
       // The failover happened; only the next one is impossible (it will say so).
-      if (dead.server) killGroup(dead.server, 'SIGKILL');
+      if (dead.server) killServer(dead.server);
       return `${promoted}; building a new standby failed: ${(error as Error).message.slice(0, 300)}`;
     }
-    return `${promoted}; new synchronous standby ${dead.name} built from it in ${Math.round((Date.now() - rebuildStart) / 100) / 10} s`;
+    return `${promoted}; new standby ${dead.name} built from it and streaming in ${Math.round((Date.now() - rebuildStart) / 100) / 10} s`;
   }
 
   /** Stops the primary (fast shutdown), waits `outageMs`, starts it again; the standby reconnects. */
@@ -340,7 +387,7 @@ export class ReplicatedPostgres {
       // Immediate shutdown (SIGQUIT to the postmaster): nothing is kept after the run.
       if (server.pid !== undefined) process.kill(server.pid, 'SIGQUIT');
       await Promise.race([exited, sleep(10_000)]);
-      killGroup(server, 'SIGKILL');
+      killServer(server);
     }
     rmSync(this.root, { recursive: true, force: true });
   }

@@ -25,10 +25,11 @@ export interface ChaosDatabase {
   /** SIGSTOP the server (postmaster and backends) for `ms`, then SIGCONT (embedded only). Resolves to the processes stopped. */
   stall?(ms: number): Promise<number>;
   /**
-   * SIGKILL the primary, wait `downMs`, promote the synchronous standby, then build a new
-   * standby from the new primary (`--replica` only). Resolves to what happened.
+   * Hold the standby `lagMs` behind, SIGKILL the primary, wait `downMs`, promote the
+   * standby, then build a new standby from the new primary (`--replica` only). Resolves
+   * to what happened.
    */
-  failover?(downMs: number): Promise<string>;
+  failover?(downMs: number, lagMs: number): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -54,7 +55,7 @@ export async function startDatabase(
       kind,
       restart: (outageMs) => cluster.restartPrimary(outageMs),
       stall: (ms) => stallPostgres(cluster.primary.dataDir, ms),
-      failover: (downMs) => cluster.failover(downMs),
+      failover: (downMs, lagMs) => cluster.failover(downMs, lagMs),
       close: () => cluster.close(),
     };
   }

@@ -25,6 +25,8 @@ export interface PlannedFault {
   target: string;
   /** How long the fault lasts: outage, stall or the window in which a failpoint may fire. */
   durationMs: number;
+  /** primary_failover: how long the standby is held behind before the primary dies. */
+  standbyLagMs?: number;
 }
 
 export interface ScheduleOptions {
@@ -164,7 +166,14 @@ export function buildFaultSchedule(o: ScheduleOptions): PlannedFault[] {
       case 'primary_failover':
         // durationMs: how long after the kill the standby is promoted (clients meanwhile
         // find no primary). Building a new standby follows, and the fault ends after it.
-        return { atMs, kind: seed.kind, target: 'postgres-primary', durationMs: rng.int(500, 2_000) };
+        return {
+          atMs,
+          kind: seed.kind,
+          target: 'postgres-primary',
+          durationMs: rng.int(500, 2_000),
+          // Often none; otherwise the primary dies with up to 1.5 s of WAL the standby lacks.
+          standbyLagMs: rng.chance(0.3) ? 0 : rng.int(100, 1_500),
+        };
       default:
         return { atMs, kind: 'provider_stall', target: 'pay', durationMs: rng.int(2_000, 5_000) };
     }

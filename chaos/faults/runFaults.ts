@@ -100,7 +100,7 @@ export async function applyFault(f: PlannedFault, t: FaultTargets): Promise<Faul
     }
     case 'primary_failover': {
       if (!t.db.failover) return done('skipped: no standby in this run');
-      return done(await t.db.failover(f.durationMs));
+      return done(await t.db.failover(f.durationMs, f.standbyLagMs ?? 0));
     }
     case 'postgres_restart': {
       if (!t.db.restart) return done('skipped: the database is not owned by this run');

@@ -287,7 +287,7 @@ describe('chaos checker', () => {
       'acknowledged_jobs_survive_failover',
     ]);
     expect(report.violations[1]!.detail).toBe(
-      'job j2 (create k2 of owner o1) was acknowledged by api-1 at +2 ms, before the failover at +3 ms, and no longer exists',
+      'job j2 (create k2 of owner o1) was acknowledged by api-1 at +2 ms, before the promotion at +4 ms (failover begun at +3 ms), and no longer exists',
     );
   });
 
