@@ -1,6 +1,7 @@
 // The claim loop: fills the worker's free slots with attempts started through the API
 // and with queued jobs (every free slot in one statement), then sleeps for the poll
 // interval unless woken.
+import { DatabaseOutage } from '../db/databaseOutage.js';
 import type { Operation } from '../operations/operationRegistry.js';
 import { providerRotation } from './chooseProvider.js';
 import { type ClaimedAttempt, claimQueuedJobs, claimUnownedAttempt } from './claimJobs.js';
@@ -15,7 +16,10 @@ export async function claimLoop(state: WorkerState): Promise<void> {
   const { concurrency, leaseMs, pollMs } = state.settings;
   const rotation = rotationCache(state);
   let unownedCheckedAt = 0;
+  // During a failover every claim fails: the loop waits longer and logs the outage once.
+  const outage = new DatabaseOutage(state.log, 'claiming');
   while (state.running) {
+    let wait = pollMs;
     try {
       while (state.running && state.busy < concurrency) {
         // Attempts started through the API: when wake() says one was started here, and at
@@ -52,10 +56,11 @@ export async function claimLoop(state: WorkerState): Promise<void> {
         }
         if (batch.length < free) break;
       }
+      outage.succeeded();
     } catch (error) {
-      state.log.warn({ err: error }, 'claiming failed; retrying after the poll interval');
+      wait = outage.failed(error, 'claiming failed; retrying after the poll interval', pollMs);
     }
-    if (state.running) await pause(state, pollMs);
+    if (state.running) await pause(state, wait);
   }
 }
 

@@ -1,6 +1,7 @@
 // The worker's housekeeping, on timers beside the claim loop: renewing the leases of the
 // attempts it holds, turning other workers' expired leases into definite failures or
 // unknown outcomes, reconciling unknown attempts, and recounting the unknown-jobs gauge.
+import { DatabaseOutage } from '../db/databaseOutage.js';
 import { type AfterCommit, afterFailure, afterUnknown } from './afterCommit.js';
 import type { AttemptRow } from './attemptRow.js';
 import { failAttempt } from './failAttempt.js';
@@ -26,12 +27,14 @@ export function startHousekeeping(state: WorkerState): Housekeeping {
   const timers = new Set<NodeJS.Timeout>();
   // Ticks in progress: stopping waits for them, so none queries a pool the caller is about to close.
   const ticking = new Set<Promise<void>>();
+  const outage = new DatabaseOutage(state.log, 'worker housekeeping (lease renewal, expiry, reconciliation)');
   const every = (ms: number, fn: (state: WorkerState) => Promise<void>) => {
     const tick = async () => {
       try {
         await fn(state);
+        outage.succeeded();
       } catch (error) {
-        state.log.warn({ err: error }, 'worker housekeeping failed');
+        outage.failed(error, 'worker housekeeping failed', 0);
       }
       if (state.housekeeping) schedule();
     };

@@ -4,6 +4,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { v7 as uuidv7 } from 'uuid';
+import { isDatabaseUnavailable } from '../db/sqlstate.js';
 import type { EffectDeps, WorkerDeps } from '../engine/engineDeps.js';
 import { type AfterCommit, applyAfterCommit } from './afterCommit.js';
 import { type CompletionBatcher, createCompletionBatcher } from './completionBatcher.js';
@@ -98,7 +99,15 @@ export function createWorkerState(deps: WorkerDeps, options: WorkerOptions): Wor
 
 /** Runs `p` in the background; stop() waits for it. */
 export function track(state: WorkerState, p: Promise<void>): void {
-  const t = p.catch((error) => state.log.error({ err: error }, 'worker task failed'));
+  const t = p.catch((error) => {
+    if (!isDatabaseUnavailable(error)) return state.log.error({ err: error }, 'worker task failed');
+    // A failover under a running attempt: nothing more is written for it from here. Once its
+    // lease lapses, housekeeping fails it (never called) or marks it unknown and reconciles it.
+    state.log.warn(
+      { err: error },
+      'attempt interrupted: database unavailable; settled after its lease lapses',
+    );
+  });
   state.tasks.add(t);
   void t.finally(() => state.tasks.delete(t));
 }

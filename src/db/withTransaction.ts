@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Queryable } from './createPool.js';
+import { mustDropConnection } from './dropBrokenConnections.js';
 
 /** What a function run in a transaction gets: a client to query inside it. */
 export type Transaction = Pick<pg.PoolClient, 'query'>;
@@ -21,7 +22,8 @@ const isPool = (db: Queryable | pg.Client): db is pg.Pool => {
  * Runs `fn` atomically: the one way onejob opens a transaction.
  *
  * - On a pool: a client of its own, BEGIN, COMMIT (ROLLBACK on error), released after.
- *   A client whose ROLLBACK failed (its connection is gone) is discarded, not reused.
+ *   A client whose ROLLBACK failed (its connection is gone), or that met an error saying
+ *   its host is read-only or going away (failover), is discarded, not reused.
  * - On a client inside the caller's open transaction: a SAVEPOINT, so `fn`'s writes
  *   commit or roll back with the caller's and a failure undoes only `fn`'s part.
  *   PostgreSQL refuses a savepoint outside a transaction, so a client without one fails
@@ -46,6 +48,10 @@ export async function withTransaction<T>(
       return await run(client, fn, 'BEGIN', 'COMMIT', 'ROLLBACK', (error) => {
         broken = error;
       });
+    } catch (error) {
+      // A connection on a host that is no longer the primary, or one that is going away.
+      if (mustDropConnection(error)) broken ??= error as Error;
+      throw error;
     } finally {
       client.release(broken);
     }

@@ -4,7 +4,9 @@
 // first subscription, re-opened after it drops, and ended when nothing listens.
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { connectToPrimary } from '../db/connectToPrimary.js';
+import { connectToPrimary, HostSelector } from '../db/connectToPrimary.js';
+import { DatabaseOutage } from '../db/databaseOutage.js';
+import { parseHostList } from '../db/hostList.js';
 import { JOB_SETTLED_CHANNEL, Wakeups, type WakeupsOptions } from './wakeups.js';
 
 /** Called with a notification's payload, or with null once listening (re)starts: look now. */
@@ -27,6 +29,8 @@ export class NotificationHub extends Wakeups {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly logger: Logger | undefined;
+  private readonly outage: DatabaseOutage | undefined;
+  private hosts: HostSelector | undefined;
   private readonly reconnectMs: number;
 
   constructor(
@@ -35,6 +39,8 @@ export class NotificationHub extends Wakeups {
   ) {
     super(pool, options);
     this.logger = options.logger;
+    this.outage =
+      options.logger && new DatabaseOutage(options.logger, 'notification listener (polling meanwhile)');
     this.reconnectMs = options.reconnectMs ?? 500;
   }
 
@@ -130,9 +136,11 @@ export class NotificationHub extends Wakeups {
       // Channels first subscribed while this connection was being opened.
       for (const channel of this.handlers.keys())
         if (!listened.has(channel)) await connection.query(`LISTEN ${channel}`);
+      this.outage?.succeeded();
+      // Whatever was notified while no connection listened is lost: every subscriber looks now.
       for (const set of this.handlers.values()) for (const handler of [...set]) handler(null);
     } catch (error) {
-      this.logger?.warn({ err: error }, 'notification listener cannot connect; polling meanwhile');
+      this.outage?.failed(error, 'notification listener cannot connect; polling meanwhile', 0);
       await connection?.end().catch(() => undefined);
       this.scheduleReconnect();
     }
@@ -141,8 +149,11 @@ export class NotificationHub extends Wakeups {
   private async newConnection(): Promise<Connection> {
     if (this.options.connectionString) {
       // A host list is tried like the pool's: the LISTEN session is never opened on a standby.
-      return connectToPrimary(this.options.connectionString, {
+      // One selector across reconnections: after a failover the new primary is tried first.
+      this.hosts ??= new HostSelector(parseHostList(this.options.connectionString));
+      return connectToPrimary(this.hosts, {
         application_name: 'onejob-listen',
+        connectionTimeoutMillis: 5_000,
         // A primary that vanishes without closing the socket is noticed, and the hub moves on.
         keepAlive: true,
         keepAliveInitialDelayMillis: 10_000,

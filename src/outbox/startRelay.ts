@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PublisherConfig } from '../config/types.js';
+import { DatabaseOutage } from '../db/databaseOutage.js';
 import type { RelayDeps } from '../engine/engineDeps.js';
 import { OUTBOX_CHANNEL } from '../events/wakeups.js';
 import { cleanupOutbox } from './cleanupOutbox.js';
@@ -99,6 +100,8 @@ export async function startRelay(onejob: RelayDeps, options: RelayOptions = {}):
   );
   const wakeups: Wakeup[] = [];
   const stopping = new AbortController();
+  // One outage for all the relay's loops: a failover is logged once when it begins and once when it ends.
+  const outage = new DatabaseOutage(log, 'outbox relay');
   const wakeAll = () => {
     for (const w of wakeups) w.signal();
   };
@@ -118,6 +121,7 @@ export async function startRelay(onejob: RelayDeps, options: RelayOptions = {}):
       let claimed = 0;
       try {
         const r = await relayBatch(pool, publisher, policy, settings.batchSize);
+        outage.succeeded();
         claimed = r.claimed;
         counters.published += r.published;
         counters.duplicates += r.duplicates.length;
@@ -146,8 +150,13 @@ export async function startRelay(onejob: RelayDeps, options: RelayOptions = {}):
         }
         backoff = 0;
       } catch (error) {
-        log.error({ err: error, publisher: publisher.name }, 'outbox relay pass failed');
-        await sleep(settings.pollMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+        const wait = outage.failed(
+          error,
+          `outbox relay pass failed (${publisher.name})`,
+          settings.pollMs,
+          'error',
+        );
+        await sleep(wait, undefined, { signal: stopping.signal }).catch(() => undefined);
         continue;
       }
       // A pass that found work looks again at once; an empty one sleeps until woken.
@@ -169,7 +178,7 @@ export async function startRelay(onejob: RelayDeps, options: RelayOptions = {}):
         metrics.outboxOldestAge.set({ publisher: b.publisher }, b.oldestAgeSeconds);
       }
     } catch (error) {
-      log.warn({ err: error }, 'outbox backlog query failed');
+      outage.failed(error, 'outbox backlog query failed', 0);
     }
   };
   const cleanup = async () => {
@@ -178,7 +187,7 @@ export async function startRelay(onejob: RelayDeps, options: RelayOptions = {}):
       if (deleted > 0)
         log.info({ deleted, retentionHours: settings.retentionHours }, 'published outbox events cleaned up');
     } catch (error) {
-      log.warn({ err: error }, 'outbox cleanup failed');
+      outage.failed(error, 'outbox cleanup failed', 0);
     }
   };
   await refreshMetrics();

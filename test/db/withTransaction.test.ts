@@ -33,6 +33,26 @@ describe('withTransaction', () => {
     await pool.query('TRUNCATE tx_probe');
   });
 
+  it('a connection whose host turned read-only (25006) is destroyed, not handed out again', async () => {
+    const one = createPool({ connectionString: db.url, max: 1 });
+    try {
+      const client = await one.connect();
+      // What a demoted primary does to a session: every transaction is read-only from now on.
+      await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
+      const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      client.release();
+      const refused = withTransaction(one, (tx) => tx.query(`INSERT INTO tx_probe VALUES ('read-only')`));
+      await expect(refused).rejects.toMatchObject({ code: '25006' });
+      const next = (await one.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      expect(next).not.toBe(pid);
+      await withTransaction(one, (tx) => tx.query(`INSERT INTO tx_probe VALUES ('writable')`));
+      expect(await values()).toEqual(['writable']);
+      await pool.query('TRUNCATE tx_probe');
+    } finally {
+      await one.end();
+    }
+  });
+
   it("inside a caller's transaction, joins it: its writes roll back with the caller's", async () => {
     const client = await pool.connect();
     try {

@@ -39,6 +39,33 @@ describe('a database that is gone is a 503 with Retry-After, never a 500', () =>
   });
 });
 
+describe('a failover in progress is a 503 with Retry-After, never a 500', () => {
+  it('a write that reaches a host that turned read-only (SQLSTATE 25006) answers 503 database_unavailable', async () => {
+    // The session of a standby, or of a primary demoted under it: every write is refused.
+    const pool = new pg.Pool({
+      connectionString: databaseUrl('postgres'),
+      options: '-c default_transaction_read_only=on',
+      max: 1,
+    });
+    const app = Fastify();
+    app.setErrorHandler(errorHandler);
+    app.post('/write', async () => {
+      await pool.query('CREATE TABLE failover_probe (v int)');
+      return { ok: true };
+    });
+    try {
+      const res = await app.inject({ method: 'POST', url: '/write' });
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.headers['content-type']).toContain('application/problem+json');
+      expect(res.json()).toMatchObject({ code: 'database_unavailable', status: 503 });
+    } finally {
+      await app.close();
+      await pool.end();
+    }
+  });
+});
+
 describe('a value the database refuses is the request at fault', () => {
   it('a data exception (SQLSTATE class 22) that slips past the input checks is a 400 value_invalid, not a 500', async () => {
     const pool = new pg.Pool({ connectionString: databaseUrl('postgres'), max: 1 });

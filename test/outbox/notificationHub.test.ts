@@ -80,4 +80,19 @@ describe('the notification hub', () => {
     const { event } = await onejob.outbox.publish({ type: 'shop.order.paid', subject: 'order-2' });
     await until('the relay woken after the reconnect', async () => published.includes(event.id) || undefined);
   });
+
+  it('after it reconnects, every waiting long-poll re-reads at once instead of waiting for a lost notification', async () => {
+    const [pid] = await listenConnections();
+    let woke = false;
+    // Far longer than the test: only the hub's "look now" after reconnecting can end it.
+    const waiting = onejob.wakeups.waitForJob(randomUUID(), 600_000).then(() => {
+      woke = true;
+    });
+    await pool.query('SELECT pg_terminate_backend($1)', [pid]);
+    await waiting;
+    expect(woke).toBe(true);
+    const pids = await listenConnections();
+    expect(pids).toHaveLength(1);
+    expect(pids[0]).not.toBe(pid);
+  });
 });
