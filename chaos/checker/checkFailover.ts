@@ -24,10 +24,11 @@ function acknowledged(c: ApiCall): boolean {
 export function checkAcknowledgedSurviveFailover(history: ChaosHistory, snapshot: DbSnapshot): CheckResult {
   const failovers = failoversOf(history);
   if (failovers.length === 0) return skipped(CHECK, 'no primary failover happened in this run');
-  // An answer that arrived before the last promotion was given by a primary that may since
-  // have died: that is every acknowledgement this check is about.
-  const lastPromotion = Math.max(...failovers.map((f) => f.endedAt));
-  const atRisk = history.calls.filter((c) => acknowledged(c) && c.endedAt <= lastPromotion);
+  // An answer that arrived before the last failover ended (the standby promoted and a new
+  // one built) was given by a primary that may since have died: that is every
+  // acknowledgement this check is about.
+  const lastFailover = Math.max(...failovers.map((f) => f.endedAt));
+  const atRisk = history.calls.filter((c) => acknowledged(c) && c.endedAt <= lastFailover);
   const violations: Violation[] = [];
   const jobsById = new Map(snapshot.jobs.map((j) => [j.id, j]));
   const jobsByKey = groupBy(snapshot.jobs, (j) => ownerKey(j.ownerId, j.idempotencyKey));
@@ -40,7 +41,7 @@ export function checkAcknowledgedSurviveFailover(history: ChaosHistory, snapshot
   const when = (c: ApiCall) => {
     const before = failovers.find((f) => c.endedAt <= f.endedAt);
     const at = (t: number) => `+${t - history.startedAt} ms`;
-    return `acknowledged by ${c.target} at ${at(c.endedAt)}, before the promotion at ${at(before?.endedAt ?? 0)} (failover begun at ${at(before?.startedAt ?? 0)})`;
+    return `acknowledged by ${c.target} at ${at(c.endedAt)}, before the end of the failover of ${at(before?.startedAt ?? 0)} to ${at(before?.endedAt ?? 0)}`;
   };
 
   const groups = groupBy(atRisk, (c) => `${c.kind}\u0000${c.source ?? ''}\u0000${ownerKey(c.owner, c.key)}`);

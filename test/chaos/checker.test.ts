@@ -287,7 +287,7 @@ describe('chaos checker', () => {
       'acknowledged_jobs_survive_failover',
     ]);
     expect(report.violations[1]!.detail).toBe(
-      'job j2 (create k2 of owner o1) was acknowledged by api-1 at +2 ms, before the promotion at +4 ms (failover begun at +3 ms), and no longer exists',
+      'job j2 (create k2 of owner o1) was acknowledged by api-1 at +2 ms, before the end of the failover of +3 ms to +4 ms, and no longer exists',
     );
   });
 
@@ -305,7 +305,7 @@ describe('chaos checker', () => {
     expect(violationsOf(run)).toEqual(['acknowledged_jobs_survive_failover']);
   });
 
-  it('judges only answers given before the last promotion, and only failovers that promoted', () => {
+  it('judges only answers given before the last failover ended, and only failovers that promoted', () => {
     const run = cleanRun();
     run.snapshot.jobs = run.snapshot.jobs.filter((j) => j.id !== 'j2');
     run.snapshot.attempts = run.snapshot.attempts.filter((a) => a.jobId !== 'j2');
