@@ -16,6 +16,7 @@ export const UNIT_TESTS = [
   'test/config/configurationDoc.test.ts',
   'test/config/loadConfig.test.ts',
   'test/db/groupCommit.test.ts',
+  'test/db/databaseOutage.test.ts',
   'test/db/hostList.test.ts',
   'test/db/migrationsModule.test.ts',
   'test/errors/errorsDoc.test.ts',

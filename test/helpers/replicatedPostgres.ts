@@ -245,8 +245,24 @@ export async function startReplicatedPostgres(
     async killPrimary() {
       const pid = Number((await readFile(join(primaryDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
       // The whole server at once, as when its host dies: a postmaster killed alone leaves
-      // backends that go on answering their sessions for a while.
-      const victims = [pid, ...(await childrenOf(pid))];
+      // backends that go on answering (and committing) for a while. Everything is frozen
+      // first (SIGSTOP takes effect at once; listing processes takes a while, during which
+      // backends would go on committing), then killed. A backend forked just before the
+      // postmaster froze is found by the second listing.
+      const freeze = (pids: number[]) => {
+        for (const p of pids) {
+          try {
+            process.kill(p, 'SIGSTOP');
+          } catch {
+            /* gone already */
+          }
+        }
+      };
+      const first = await childrenOf(pid);
+      freeze([pid, ...first]);
+      const late = (await childrenOf(pid)).filter((p) => !first.includes(p));
+      freeze(late);
+      const victims = [...first, ...late, pid];
       for (const p of victims) {
         try {
           process.kill(p, 'SIGKILL');
