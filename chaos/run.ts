@@ -1,5 +1,6 @@
 // npm run chaos -- [--duration 10m] [--seed N] [--calm 30s] [--api 2 --workers 2 --relays 1 --library 1]
-//                  [--database embedded|system] [--clients 6] [--scale]
+//                  [--database embedded|system] [--clients 6] [--faults KIND,KIND]
+//                  [--replica [--synchronous-commit on|local]] [--scale]
 // npm run chaos -- --soak 30m [--rate N] [--sample-every 1m] [--capacity-probe 30s] [--chart docs/soak.svg]
 //                  [--node-defaults]
 // Runs the chaos harness (or, with --scale, the worker scale-out runs; with --soak, steady
@@ -7,6 +8,7 @@
 // failed soak, printing the seed to replay.
 import { join } from 'node:path';
 import { killAllManaged } from './cluster/managedProcess.js';
+import { parseFaultKinds } from './faults/faultKinds.js';
 import { runChaos } from './runChaos.js';
 import { runScale } from './scale/runScale.js';
 import { runSoak } from './soak/runSoak.js';
@@ -53,6 +55,17 @@ const processes = {
   relay: Number(a.get('relays') ?? 1),
 };
 const database = (a.get('database') ?? 'embedded') as 'embedded' | 'system';
+let faultKinds: ReturnType<typeof parseFaultKinds> | undefined;
+try {
+  faultKinds = a.has('faults') ? parseFaultKinds(a.get('faults')!) : undefined;
+} catch (error) {
+  process.stderr.write(`chaos: ${(error as Error).message}\n`);
+  process.exit(2);
+}
+// A standby runs when asked, and by default when the schedule names the failover fault.
+const replica = a.has('replica')
+  ? a.get('replica') !== 'false'
+  : (faultKinds?.includes('primary_failover') ?? false);
 
 try {
   if (a.has('scale')) {
@@ -91,6 +104,11 @@ try {
     database,
     clients: Number(a.get('clients') ?? 6),
     library: Number(a.get('library') ?? 1),
+    ...(faultKinds ? { faultKinds } : {}),
+    replica,
+    ...(a.has('synchronous-commit')
+      ? { synchronousCommit: a.get('synchronous-commit') as 'on' | 'local' | 'off' }
+      : {}),
     resultsDir,
   });
   if (outcome.resultFile) process.stdout.write(`results: ${outcome.resultFile}\n`);

@@ -32,6 +32,7 @@ import {
 import { type FakePaymentProvider, startFakePaymentProvider } from './cluster/startFakePaymentProvider.js';
 import { type NatsCluster, startNatsCluster } from './cluster/startNatsCluster.js';
 import { buildFaultSchedule, type Role } from './faults/buildFaultSchedule.js';
+import type { FaultKind } from './faults/faultKinds.js';
 import { runFaults } from './faults/runFaults.js';
 import { takeSnapshot } from './history/takeSnapshot.js';
 import type { ChaosHistory, DbSnapshot, Features, OperationContract } from './history/types.js';
@@ -56,6 +57,12 @@ export interface ChaosOptions {
   thinkMs?: number;
   /** Faults to inject; `false` runs load only (the scale runs). */
   faults?: boolean;
+  /** Restricts the fault schedule to these kinds (`--faults`). */
+  faultKinds?: readonly FaultKind[];
+  /** Run a synchronous streaming standby beside the primary (`--replica`). */
+  replica?: boolean;
+  /** With `replica`: `local` makes replication asynchronous (commits do not wait for the standby). */
+  synchronousCommit?: 'on' | 'local' | 'off';
   /** Library-mode processes running a code operation (default 1). */
   library?: number;
   /** Pure inference operations in the load (default true). */
@@ -95,7 +102,9 @@ const ROOT = join(import.meta.dirname, '..');
 export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
   const log = o.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const processes = o.processes ?? { api: 2, worker: 2, relay: 1 };
-  const databaseKind = o.database ?? 'embedded';
+  const databaseKind = o.replica ? 'replicated' : (o.database ?? 'embedded');
+  if (o.replica && o.database === 'system')
+    throw new Error('--replica runs a primary and a standby of its own; it cannot use --database system');
   const dir = mkdtempSync(join(tmpdir(), 'onejob-chaos-'));
   const rng = createRng(o.seed);
   const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
@@ -106,9 +115,31 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
   let fleet: OnejobFleet | undefined;
   let consumer: EventConsumer | undefined;
   let pool: pg.Pool | undefined;
+  const library = o.library ?? 1;
+  // The schedule is drawn before anything starts: a kind this run cannot inject is refused
+  // at once, not after a minute of setup.
+  const plan =
+    o.faults === false
+      ? []
+      : buildFaultSchedule({
+          seed: o.seed,
+          durationMs: o.faultMs,
+          processes,
+          natsNodes: 3,
+          postgresRestart: databaseKind !== 'system',
+          postgresStall: databaseKind !== 'system',
+          replica: o.replica === true,
+          library,
+          inference: o.inference !== false,
+          ...(o.faultKinds ? { kinds: o.faultKinds } : {}),
+        });
   try {
     log(`seed ${o.seed}: starting ${databaseKind} PostgreSQL, NATS cluster, provider in ${dir}`);
-    db = await startDatabase(databaseKind, dir);
+    db = await startDatabase(databaseKind, dir, {
+      log,
+      ...(o.synchronousCommit ? { synchronousCommit: o.synchronousCommit } : {}),
+    });
+    if (db.kind === 'replicated') log(`  primary and synchronous standby: ${db.url}`);
     nats = await startNatsCluster(dir);
     provider = await startFakePaymentProvider('pay', createRng(o.seed + 1));
     if (o.inference !== false)
@@ -136,8 +167,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       [WEBHOOK_SECRET_ENV]: webhookSecret,
       [ADMIN_TOKEN_ENV]: adminToken,
     };
-    log(`starting onejob processes ${JSON.stringify({ ...processes, library: o.library ?? 1 })}`);
-    const library = o.library ?? 1;
+    log(`starting onejob processes ${JSON.stringify({ ...processes, library })}`);
     fleet = await startOnejobFleet({
       counts: { ...processes, library },
       env,
@@ -146,8 +176,12 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       ...(o.probes ? { probes: true } : {}),
       ...(o.nodeFlags ? { nodeFlags: o.nodeFlags } : {}),
     });
-    pool = resilientPool(db.url, 3);
-    consumer = await runEventConsumer({ natsUrls: nats.urls, stream: nats.stream, databaseUrl: db.url });
+    pool = resilientPool(db.harnessTarget, 3);
+    consumer = await runEventConsumer({
+      natsUrls: nats.urls,
+      stream: nats.stream,
+      databaseUrl: db.harnessTarget,
+    });
 
     const history: ChaosHistory = {
       seed: o.seed,
@@ -184,7 +218,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       apis,
       features: history.features,
       webhookSecret,
-      databaseUrl: db.url,
+      databaseUrl: db.harnessTarget,
       config,
       record,
       recordRollback: (owner, key) => history.rolledBack.push({ owner, key }),
@@ -195,19 +229,6 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       ...(o.thinkMs !== undefined ? { thinkMs: o.thinkMs } : {}),
     });
     history.startedAt = Date.now();
-    const plan =
-      o.faults === false
-        ? []
-        : buildFaultSchedule({
-            seed: o.seed,
-            durationMs: o.faultMs,
-            processes,
-            natsNodes: 3,
-            postgresRestart: db.restart !== undefined,
-            postgresStall: db.stall !== undefined,
-            library,
-            inference: models !== undefined,
-          });
     log(`fault phase: ${Math.round(o.faultMs / 1000)} s, ${plan.length} faults planned`);
     const faultsEnd = history.startedAt + o.faultMs;
     history.faults = await runFaults(

@@ -5,6 +5,7 @@ import { checkAttemptCosts } from './checkAttemptCosts.js';
 import { checkCostLedger } from './checkCostLedger.js';
 import { checkEventsAppliedOnce, checkEventsDelivered, checkNoRolledBackEvents } from './checkEvents.js';
 import { checkExclusiveAttempts } from './checkExclusive.js';
+import { checkAcknowledgedSurviveFailover } from './checkFailover.js';
 import { checkHedgeWinners } from './checkHedgeWinners.js';
 import { checkInboxOneJobPerEvent, checkOneJobIdPerClientKey, checkOneJobPerKey } from './checkKeys.js';
 import { checkLedgerBalanced } from './checkLedger.js';
@@ -24,6 +25,7 @@ export function checkHistory(history: ChaosHistory, snapshot: DbSnapshot): Check
     checkOneJobPerKey(snapshot),
     checkOneJobIdPerClientKey(history, snapshot),
     checkInboxOneJobPerEvent(history, snapshot),
+    checkAcknowledgedSurviveFailover(history, snapshot),
     checkOneWinnerPerJob(history, snapshot),
     checkHedgeWinners(history, snapshot),
     checkLostRaces(history, snapshot),

@@ -1,25 +1,64 @@
-// The run's database: a fresh database on the local PostgreSQL server, or an embedded
-// PostgreSQL server the run owns, which it may stop and start again (the restart fault).
+// The run's database: a fresh database on the local PostgreSQL server, an embedded
+// PostgreSQL server the run owns, which it may stop and start again (the restart fault),
+// or a primary with a synchronous standby (`--replica`), which it may also fail over.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { type EmbeddedDatabase, startEmbedded } from '../../src/db/startEmbedded.js';
+import { ReplicatedPostgres } from './replicatedPostgres.js';
+import type { DatabaseTarget } from './resilientPool.js';
 import { stallPostgres } from './stallPostgres.js';
 
 export const SYSTEM_POSTGRES =
   process.env.CHAOS_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
+export type DatabaseKind = 'system' | 'embedded' | 'replicated';
+
 export interface ChaosDatabase {
+  /** What onejob is given as DATABASE_URL: for a replicated cluster, both hosts. */
   url: string;
-  kind: 'system' | 'embedded';
+  /** Where the harness's own pools connect: `url`, or the current primary of a replicated cluster. */
+  harnessTarget: DatabaseTarget;
+  kind: DatabaseKind;
   /** Stop and start the server (embedded only). `outageMs` is how long it stays down. */
   restart?(outageMs: number): Promise<void>;
   /** SIGSTOP the server (postmaster and backends) for `ms`, then SIGCONT (embedded only). Resolves to the processes stopped. */
   stall?(ms: number): Promise<number>;
+  /**
+   * Hold the standby `lagMs` behind, SIGKILL the primary, wait `downMs`, promote the
+   * standby, then build a new standby from the new primary (`--replica` only). Resolves
+   * to what happened.
+   */
+  failover?(downMs: number, lagMs: number): Promise<string>;
   close(): Promise<void>;
 }
 
-export async function startDatabase(kind: 'system' | 'embedded', dir: string): Promise<ChaosDatabase> {
+export interface DatabaseOptions {
+  /** Replicated only: `on` (default) or an asynchronous setting, to show what it loses. */
+  synchronousCommit?: 'on' | 'local' | 'off';
+  log?: (line: string) => void;
+}
+
+export async function startDatabase(
+  kind: DatabaseKind,
+  dir: string,
+  options: DatabaseOptions = {},
+): Promise<ChaosDatabase> {
+  if (kind === 'replicated') {
+    const cluster = await ReplicatedPostgres.start({
+      ...(options.synchronousCommit ? { synchronousCommit: options.synchronousCommit } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
+    return {
+      url: cluster.url,
+      harnessTarget: () => cluster.nodeUrl(cluster.primary),
+      kind,
+      restart: (outageMs) => cluster.restartPrimary(outageMs),
+      stall: (ms) => stallPostgres(cluster.primary.dataDir, ms),
+      failover: (downMs, lagMs) => cluster.failover(downMs, lagMs),
+      close: () => cluster.close(),
+    };
+  }
   if (kind === 'system') {
     const name = `onejob_chaos_${randomBytes(4).toString('hex')}`;
     const admin = async (sql: string) => {
@@ -34,12 +73,18 @@ export async function startDatabase(kind: 'system' | 'embedded', dir: string): P
     await admin(`CREATE DATABASE ${name}`);
     const url = new URL(SYSTEM_POSTGRES);
     url.pathname = `/${name}`;
-    return { url: url.toString(), kind, close: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+    return {
+      url: url.toString(),
+      harnessTarget: url.toString(),
+      kind,
+      close: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+    };
   }
   const home = join(dir, 'pg-home');
   let server: EmbeddedDatabase = await startEmbedded(home);
   return {
     url: server.connectionString,
+    harnessTarget: () => server.connectionString,
     kind,
     async restart(outageMs) {
       await server.stop();

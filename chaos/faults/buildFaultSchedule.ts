@@ -1,7 +1,9 @@
 // The fault schedule of a run, derived from its seed alone: every kind of fault appears
 // at least once (when the run is long enough), then random faults fill the fault phase.
-import type { FaultKind } from '../history/types.js';
+// `kinds` restricts both to the named kinds (`--faults`).
+
 import { createRng } from '../random/createRng.js';
+import { FAULT_KINDS, type FaultKind } from './faultKinds.js';
 
 export type Role = 'api' | 'worker' | 'relay';
 
@@ -23,6 +25,8 @@ export interface PlannedFault {
   target: string;
   /** How long the fault lasts: outage, stall or the window in which a failpoint may fire. */
   durationMs: number;
+  /** primary_failover: how long the standby is held behind before the primary dies. */
+  standbyLagMs?: number;
 }
 
 export interface ScheduleOptions {
@@ -35,6 +39,8 @@ export interface ScheduleOptions {
   postgresRestart: boolean;
   /** Stalling PostgreSQL (SIGSTOP) needs one too; default: as `postgresRestart`. */
   postgresStall?: boolean;
+  /** A synchronous standby runs beside the primary (`--replica`): the failover fault can run. */
+  replica?: boolean;
   /** The fake model providers run (late answers past the attempt deadline). */
   inference?: boolean;
   /** Library-mode processes (`library-N`), killed like the service processes. */
@@ -42,6 +48,34 @@ export interface ScheduleOptions {
   failpoints?: readonly string[];
   /** Mean gap between faults. */
   meanGapMs?: number;
+  /** Only these kinds (`--faults`); a kind this run cannot inject is an error, not a silent gap. */
+  kinds?: readonly FaultKind[];
+}
+
+/** Why a kind cannot run with these options, or undefined when it can. */
+function unavailable(kind: FaultKind, o: ScheduleOptions, failpoints: readonly string[]): string | undefined {
+  switch (kind) {
+    case 'failpoint_kill':
+      return failpoints.length > 0 ? undefined : 'no process reaches a failpoint';
+    case 'postgres_restart':
+      return o.postgresRestart ? undefined : 'needs a PostgreSQL the run owns (not --database system)';
+    case 'postgres_stall':
+      return (o.postgresStall ?? o.postgresRestart)
+        ? undefined
+        : 'needs a PostgreSQL the run owns (not --database system)';
+    case 'primary_failover':
+      return o.replica ? undefined : 'needs a synchronous standby (--replica)';
+    case 'nats_node_restart':
+    case 'nats_node_stall':
+      return o.natsNodes >= 3 ? undefined : 'needs a NATS cluster of three nodes';
+    case 'relay_batch_kill':
+      return o.processes.relay > 0 ? undefined : 'needs a relay process';
+    case 'provider_late':
+      return o.inference ? undefined : 'needs the model providers (inference load)';
+    case 'process_kill':
+    case 'provider_stall':
+      return undefined;
+  }
 }
 
 export function buildFaultSchedule(o: ScheduleOptions): PlannedFault[] {
@@ -52,19 +86,23 @@ export function buildFaultSchedule(o: ScheduleOptions): PlannedFault[] {
   const count = (role: Role | 'library') => (role === 'library' ? (o.library ?? 0) : o.processes[role]);
   const meanGap = o.meanGapMs ?? 6_000;
 
+  if (o.kinds !== undefined) {
+    if (o.kinds.length === 0) throw new Error('the fault schedule is restricted to no kind at all');
+    const refused = o.kinds.flatMap((k) => {
+      const why = unavailable(k, o, failpoints);
+      return why ? [`${k} (${why})`] : [];
+    });
+    if (refused.length > 0) throw new Error(`this run cannot inject ${refused.join(', ')}`);
+  }
+  const wanted = (k: FaultKind) =>
+    (o.kinds === undefined || o.kinds.includes(k)) && unavailable(k, o, failpoints) === undefined;
+
   type Seed = { kind: FaultKind; failpoint?: string };
-  const every: Seed[] = [
-    ...failpoints.map((f) => ({ kind: 'failpoint_kill' as const, failpoint: f })),
-    { kind: 'process_kill' },
-    { kind: 'provider_stall' },
-    ...(o.natsNodes >= 3
-      ? [{ kind: 'nats_node_restart' as const }, { kind: 'nats_node_stall' as const }]
-      : []),
-    ...(o.postgresRestart ? [{ kind: 'postgres_restart' as const }] : []),
-    ...((o.postgresStall ?? o.postgresRestart) ? [{ kind: 'postgres_stall' as const }] : []),
-    ...(o.processes.relay > 0 ? [{ kind: 'relay_batch_kill' as const }] : []),
-    ...(o.inference ? [{ kind: 'provider_late' as const }] : []),
-  ];
+  // In FAULT_KINDS order, failpoints expanded: a run without a filter draws the same
+  // schedule as before the filter existed.
+  const every: Seed[] = FAULT_KINDS.filter(wanted).flatMap((kind): Seed[] =>
+    kind === 'failpoint_kill' ? failpoints.map((f) => ({ kind, failpoint: f })) : [{ kind }],
+  );
   const queue = rng.shuffle(every);
 
   const plan: PlannedFault[] = [];
@@ -125,6 +163,17 @@ export function buildFaultSchedule(o: ScheduleOptions): PlannedFault[] {
         };
       case 'provider_late':
         return { atMs, kind: seed.kind, target: 'llm-primary', durationMs: rng.int(2_000, 5_000) };
+      case 'primary_failover':
+        // durationMs: how long after the kill the standby is promoted (clients meanwhile
+        // find no primary). Building a new standby follows, and the fault ends after it.
+        return {
+          atMs,
+          kind: seed.kind,
+          target: 'postgres-primary',
+          durationMs: rng.int(500, 2_000),
+          // Often none; otherwise the primary dies with up to 1.5 s of WAL the standby lacks.
+          standbyLagMs: rng.chance(0.3) ? 0 : rng.int(100, 1_500),
+        };
       default:
         return { atMs, kind: 'provider_stall', target: 'pay', durationMs: rng.int(2_000, 5_000) };
     }

@@ -98,6 +98,10 @@ export async function applyFault(f: PlannedFault, t: FaultTargets): Promise<Faul
       restartLater(t, f.target);
       return done();
     }
+    case 'primary_failover': {
+      if (!t.db.failover) return done('skipped: no standby in this run');
+      return done(await t.db.failover(f.durationMs, f.standbyLagMs ?? 0));
+    }
     case 'postgres_restart': {
       if (!t.db.restart) return done('skipped: the database is not owned by this run');
       await t.db.restart(f.durationMs);

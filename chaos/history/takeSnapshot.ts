@@ -88,6 +88,12 @@ async function read(db: pg.PoolClient, o: { helper: boolean }): Promise<DbSnapsh
         reference: r.reference as string | null,
       }))
     : [];
+  const transfers = (await exists(db, 'onejob.ledger_transfers'))
+    ? (await db.query('SELECT owner_id, id FROM onejob.ledger_transfers')).rows.map((r) => ({
+        ownerId: r.owner_id as string,
+        id: r.id as string,
+      }))
+    : [];
   const verifications = (await exists(db, 'onejob.provider_verifications'))
     ? (await db.query(VERIFICATIONS_SQL)).rows.map((r) => ({
         provider: r.provider as string,
@@ -134,6 +140,7 @@ async function read(db: pg.PoolClient, o: { helper: boolean }): Promise<DbSnapsh
     ledger,
     inbox,
     costTransfers,
+    transfers,
     verifications,
   };
 }

@@ -1,5 +1,8 @@
 // What a chaos run records (the history) and what it reads back from the database at the
 // end (the snapshot). The checker is a set of pure functions over these two.
+import type { FaultKind } from '../faults/faultKinds.js';
+
+export type { FaultKind };
 
 /** Features of the system under test that the run found working; checks of missing ones are skipped. */
 export interface Features {
@@ -92,17 +95,6 @@ export interface Delivery {
   /** The consumer committed its transaction and acked this delivery. */
   acked?: boolean;
 }
-
-export type FaultKind =
-  | 'failpoint_kill'
-  | 'process_kill'
-  | 'postgres_restart'
-  | 'nats_node_restart'
-  | 'provider_stall'
-  | 'postgres_stall'
-  | 'nats_node_stall'
-  | 'relay_batch_kill'
-  | 'provider_late';
 
 export interface FaultRecord {
   kind: FaultKind;
@@ -208,5 +200,7 @@ export interface DbSnapshot {
   inbox: { source: string; eventId: string; jobId: string }[] | null;
   /** Transfers on cost accounts (`usage:*` / `provider:*`); absent in older snapshots. */
   costTransfers?: SnapshotCostTransfer[];
+  /** Every ledger transfer by (owner, id): what an acknowledged transfer must find; absent in older snapshots. */
+  transfers?: { ownerId: string; id: string }[];
   verifications?: SnapshotVerification[];
 }

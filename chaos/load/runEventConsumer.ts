@@ -7,7 +7,7 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type pg from 'pg';
 import type { Queryable } from '../../src/db/createPool.js';
-import { resilientPool } from '../cluster/resilientPool.js';
+import { type DatabaseTarget, resilientPool } from '../cluster/resilientPool.js';
 import type { Delivery } from '../history/types.js';
 
 type ConsumeOnce = (
@@ -44,7 +44,8 @@ const NANOS_PER_MS = 1_000_000;
 export async function runEventConsumer(o: {
   natsUrls: string[];
   stream: string;
-  databaseUrl: string;
+  /** The harness's own connections: a URL, or the current primary's. */
+  databaseUrl: DatabaseTarget;
 }): Promise<EventConsumer> {
   const consumeOnce = await loadConsumeOnce();
   const pool = resilientPool(o.databaseUrl, 4);

@@ -8,7 +8,7 @@ import type { OnejobConfig } from '../../src/config/types.js';
 import { createJob } from '../../src/jobs/createJob.js';
 import { OperationRegistry } from '../../src/operations/operationRegistry.js';
 import { WEBHOOK_SOURCE } from '../cluster/chaosConfig.js';
-import { resilientPool } from '../cluster/resilientPool.js';
+import { type DatabaseTarget, resilientPool } from '../cluster/resilientPool.js';
 import type { ApiCall, Features } from '../history/types.js';
 import { createRng, type Rng } from '../random/createRng.js';
 import { httpCall } from './httpCall.js';
@@ -27,7 +27,8 @@ export interface LoadOptions {
   apis: () => { name: string; url: string }[];
   features: Features;
   webhookSecret: string;
-  databaseUrl: string;
+  /** The harness's own connections: a URL, or the current primary's. */
+  databaseUrl: DatabaseTarget;
   config: OnejobConfig;
   record: (call: ApiCall) => void;
   recordRollback: (owner: string, key: string) => void;

@@ -5,7 +5,8 @@ import type { ApiCall, ChaosHistory, DbSnapshot } from '../../chaos/history/type
 // A small, correct history: two keys, one double-clicked, both jobs won by one attempt,
 // every event delivered once and applied once, a balanced ledger, a rolled-back intake,
 // and a pure job whose hedge on the verified backup won while the primary's late answer
-// lost the race, both attempts' costs posted once.
+// lost the race, both attempts' costs posted once. The primary failed over after every
+// answer was given, and the standby held every acknowledged job and transfer.
 const LOSER = '0190a000-0000-7000-8000-000000000004';
 const HEDGE = '0190a000-0000-7000-8000-000000000005';
 function cleanRun(): { history: ChaosHistory; snapshot: DbSnapshot } {
@@ -105,7 +106,15 @@ function cleanRun(): { history: ChaosHistory; snapshot: DbSnapshot } {
         contractHashes: { 'llm-primary': 'h-a', 'llm-backup': 'h-b', 'llm-unverified': 'h-c' },
       },
     ],
-    faults: [],
+    faults: [
+      {
+        kind: 'primary_failover',
+        target: 'postgres-primary',
+        startedAt: 3,
+        endedAt: 4,
+        note: 'promoted the standby on port 2',
+      },
+    ],
     rolledBack: [{ owner: 'o1', key: 'rollback-1' }],
   };
   const snapshot: DbSnapshot = {
@@ -195,6 +204,11 @@ function cleanRun(): { history: ChaosHistory; snapshot: DbSnapshot } {
     ],
     inbox: [{ source: 'payments', eventId: 'evt-1', jobId: 'j3' }],
     costTransfers: [costTransfer(LOSER, 'llm-primary', 30), costTransfer(HEDGE, 'llm-backup', 40)],
+    transfers: [
+      { ownerId: 'o1', id: 't1' },
+      { ownerId: 'o1', id: `attempt-cost:${LOSER}` },
+      { ownerId: 'o1', id: `attempt-cost:${HEDGE}` },
+    ],
     verifications: [
       {
         provider: 'llm-backup',
@@ -257,14 +271,62 @@ describe('chaos checker', () => {
 
   it('catches an acknowledged job that the database lost', () => {
     const run = cleanRun();
+    run.history.faults = [];
     run.snapshot.jobs = run.snapshot.jobs.filter((j) => j.id !== 'j2');
     run.snapshot.attempts = run.snapshot.attempts.filter((a) => a.jobId !== 'j2');
     expect(violationsOf(run)).toEqual(['one_job_id_per_client_key']);
   });
 
+  it('catches a job acknowledged before a failover that the new primary does not hold', () => {
+    const run = cleanRun();
+    run.snapshot.jobs = run.snapshot.jobs.filter((j) => j.id !== 'j2');
+    run.snapshot.attempts = run.snapshot.attempts.filter((a) => a.jobId !== 'j2');
+    const report = checkHistory(run.history, run.snapshot);
+    expect(report.violations.map((v) => v.check)).toEqual([
+      'one_job_id_per_client_key',
+      'acknowledged_jobs_survive_failover',
+    ]);
+    expect(report.violations[1]!.detail).toBe(
+      'job j2 (create k2 of owner o1) was acknowledged by api-1 at +2 ms, before the end of the failover of +3 ms to +4 ms, and no longer exists',
+    );
+  });
+
+  it('catches a second job for a key acknowledged before a failover', () => {
+    const run = cleanRun();
+    run.snapshot.jobs.push({ ...run.snapshot.jobs[0]!, id: 'j1b' });
+    expect(violationsOf(run)).toContain('acknowledged_jobs_survive_failover');
+    run.history.faults = [];
+    expect(violationsOf(run)).not.toContain('acknowledged_jobs_survive_failover');
+  });
+
+  it('catches a transfer acknowledged before a failover that the ledger no longer holds', () => {
+    const run = cleanRun();
+    run.snapshot.transfers = run.snapshot.transfers!.filter((t) => t.id !== 't1');
+    expect(violationsOf(run)).toEqual(['acknowledged_jobs_survive_failover']);
+  });
+
+  it('judges only answers given before the last failover ended, and only failovers that promoted', () => {
+    const run = cleanRun();
+    run.snapshot.jobs = run.snapshot.jobs.filter((j) => j.id !== 'j2');
+    run.snapshot.attempts = run.snapshot.attempts.filter((a) => a.jobId !== 'j2');
+    run.history.faults[0] = { ...run.history.faults[0]!, startedAt: 1, endedAt: 1 };
+    expect(violationsOf(run)).toEqual(['one_job_id_per_client_key']);
+    run.history.faults[0] = {
+      ...run.history.faults[0]!,
+      endedAt: 9,
+      note: 'harness error: pg_ctl promote failed',
+    };
+    const report = checkHistory(run.history, run.snapshot);
+    expect(report.results.find((r) => r.check === 'acknowledged_jobs_survive_failover')?.skipped).toBe(
+      'no primary failover happened in this run',
+    );
+  });
+
   it('catches two webhook deliveries of one event answered with different jobs', () => {
     const run = cleanRun();
     run.history.calls.push({ ...run.history.calls[5]!, jobId: 'j4' });
+    expect(violationsOf(run)).toContain('acknowledged_jobs_survive_failover');
+    run.history.faults = [];
     expect(violationsOf(run)).toEqual(['inbox_one_job_per_event']);
   });
 
@@ -497,10 +559,12 @@ describe('chaos checker', () => {
     run.snapshot.effects = null;
     run.snapshot.ledger = null;
     run.snapshot.inbox = null;
+    run.history.faults = [];
     const report = checkHistory(run.history, run.snapshot);
     const skippedChecks = report.results.filter((r) => r.skipped).map((r) => r.check);
     expect(skippedChecks).toEqual([
       'inbox_one_job_per_event',
+      'acknowledged_jobs_survive_failover',
       'one_winner_per_job',
       'one_winner_per_job_hedges_included',
       'lost_race_result_never_reaches_job',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildFaultSchedule, FAILPOINTS } from '../../chaos/faults/buildFaultSchedule.js';
+import { FAULT_KINDS, parseFaultKinds } from '../../chaos/faults/faultKinds.js';
 import { createRng } from '../../chaos/random/createRng.js';
 
 const options = {
@@ -50,6 +51,50 @@ describe('fault schedule', () => {
         if (m) expect(Number(m[2])).toBeLessThanOrEqual(options.processes[m[1] as 'api']);
       }
     }
+  });
+
+  it('the failover fault is drawn only when a standby runs', () => {
+    for (let seed = 0; seed < 20; seed++)
+      expect(buildFaultSchedule({ ...options, seed }).some((f) => f.kind === 'primary_failover')).toBe(false);
+    const kinds = new Set(buildFaultSchedule({ ...options, seed: 1, replica: true }).map((f) => f.kind));
+    expect(kinds.has('primary_failover')).toBe(true);
+  });
+
+  it('--faults restricts the schedule to the named kinds, each drawn at least once', () => {
+    for (let seed = 0; seed < 20; seed++) {
+      const plan = buildFaultSchedule({
+        ...options,
+        seed,
+        replica: true,
+        kinds: ['primary_failover', 'process_kill'],
+      });
+      expect(plan.length).toBeGreaterThan(10);
+      expect([...new Set(plan.map((f) => f.kind))].sort()).toEqual(['primary_failover', 'process_kill']);
+    }
+    const only = buildFaultSchedule({ ...options, seed: 3, kinds: ['failpoint_kill'] });
+    expect(new Set(only.map((f) => f.kind))).toEqual(new Set(['failpoint_kill']));
+    // Every failpoint still comes first, before random ones fill the phase.
+    expect(new Set(only.slice(0, 6).map((f) => f.target.split('@')[0]))).toEqual(
+      new Set(Object.keys(FAILPOINTS)),
+    );
+  });
+
+  it('refuses a named kind this run cannot inject, saying what it needs', () => {
+    expect(() =>
+      buildFaultSchedule({ ...options, seed: 1, kinds: ['primary_failover', 'process_kill'] }),
+    ).toThrow(/primary_failover \(needs a synchronous standby \(--replica\)\)/);
+    expect(() =>
+      buildFaultSchedule({ ...options, seed: 1, postgresRestart: false, kinds: ['postgres_stall'] }),
+    ).toThrow(/postgres_stall \(needs a PostgreSQL the run owns/);
+  });
+
+  it('parses --faults and refuses an unknown kind, listing the known ones', () => {
+    expect(parseFaultKinds('primary_failover,process_kill')).toEqual(['primary_failover', 'process_kill']);
+    expect(parseFaultKinds(' process_kill , process_kill ')).toEqual(['process_kill']);
+    expect(() => parseFaultKinds('process_kill,db_meltdown')).toThrow(
+      `unknown fault kind "db_meltdown"; known kinds: ${FAULT_KINDS.join(', ')}`,
+    );
+    expect(() => parseFaultKinds(',')).toThrow(/known kinds: failpoint_kill, process_kill/);
   });
 
   it('the PRNG replays the same sequence from the same seed', () => {
