@@ -21,6 +21,11 @@ export const QUERY_CANCELED = '57014';
 /** A transaction-only command (SAVEPOINT) ran outside a transaction block. */
 export const NO_ACTIVE_SQL_TRANSACTION = '25P01';
 
+/** The statement name does not exist on this server session: behind a transaction pooler, another client's session. */
+export const INVALID_SQL_STATEMENT_NAME = '26000';
+/** A prepared statement of this name exists already on this server session: behind a transaction pooler, another client's. */
+export const DUPLICATE_PREPARED_STATEMENT = '42P05';
+
 /** Class 22, data exception: a value PostgreSQL cannot store or compare (bad date, overflow, NUL). */
 export const DATA_EXCEPTION_CLASS = '22';
 
