@@ -18,6 +18,8 @@ export interface PgBouncer {
 
 export interface PgBouncerOptions {
   database: string;
+  /** The PostgreSQL server it pools for: a URL whose host, port and user are used. Default: the tests' server. */
+  serverUrl?: string;
   poolMode?: 'transaction' | 'session';
   /** Server connections per (database, user): keep it below the client's pool size. */
   poolSize?: number;
@@ -48,7 +50,7 @@ const freePort = () =>
 export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBouncer> {
   const binary = pgBouncerPath();
   if (!binary) throw new Error('pgbouncer is not installed (Debian: apt-get install pgbouncer)');
-  const server = new URL(ADMIN_URL);
+  const server = new URL(options.serverUrl ?? ADMIN_URL);
   const user = decodeURIComponent(server.username || 'postgres');
   const dir = await mkdtemp(join(tmpdir(), 'onejob-pgbouncer-'));
   // PgBouncer refuses to run as root: as root it switches to the postgres user, which must read the folder.
