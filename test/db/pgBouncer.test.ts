@@ -166,6 +166,24 @@ describeWithPgBouncer(
         logger: silent,
       });
       expect(service.onejob.wakeups).not.toBeInstanceOf(PollingNotificationHub);
+      // The relay listens from the start: its session is PostgreSQL's own, none of PgBouncer's.
+      const listening = await until('the LISTEN session', async () => {
+        const { rows } = await service!.onejob.pool.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'`,
+        );
+        return rows.length > 0 ? rows.map((r) => r.pid) : undefined;
+      });
+      const admin = new pg.Client({ connectionString: bouncer.adminUrl });
+      await admin.connect();
+      try {
+        const servers = (await admin.query<{ remote_pid: string }>('SHOW SERVERS')).rows.map((r) =>
+          Number(r.remote_pid),
+        );
+        expect(servers.length).toBeGreaterThan(0);
+        for (const pid of listening) expect(servers).not.toContain(pid);
+      } finally {
+        await admin.end();
+      }
     });
 
     it('intake: a create, its replay and a conflict, and 50 concurrent duplicates giving one job id', async () => {
