@@ -18,6 +18,7 @@ import { isOnejobError } from '../../src/errors/OnejobError.js';
 import { PollingNotificationHub } from '../../src/events/pollingNotificationHub.js';
 import { OUTBOX_CHANNEL } from '../../src/events/wakeups.js';
 import { type RunningService, startService } from '../../src/service/startService.js';
+import { runCli } from '../cli/runCli.js';
 import { type PgBouncer, pgBouncerPath, startPgBouncer } from '../helpers/startPgBouncer.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 import { until } from '../helpers/until.js';
@@ -131,6 +132,20 @@ describeWithPgBouncer(
       const error = await startRefused({ DATABASE_URL: bouncer.url, ONEJOB_DATABASE_POOLER: 'transaction' });
       expect(isOnejobError(error, 'database_pooler_migration_refused')).toBe(true);
       expect((error as Error).message).toContain('DATABASE_DIRECT_URL');
+    });
+
+    it('onejob migrate refuses an undeclared pooler, and migrates over DATABASE_DIRECT_URL when declared', async () => {
+      const [undeclared, declared] = await Promise.all([
+        runCli(['migrate'], { DATABASE_URL: bouncer.url }),
+        runCli(['migrate'], {
+          DATABASE_URL: bouncer.url,
+          DATABASE_DIRECT_URL: db.url,
+          ONEJOB_DATABASE_POOLER: 'transaction',
+        }),
+      ]);
+      expect(undeclared.code).not.toBe(0);
+      expect(undeclared.stderr).toContain('ONEJOB_DATABASE_POOLER=transaction');
+      expect(declared).toMatchObject({ code: 0, stdout: expect.stringContaining('nothing to apply') });
     });
 
     it('named prepared statements break through this pooler, and a pool in transaction mode sends none', async () => {
