@@ -15,6 +15,7 @@ export const UNIT_TESTS = [
   'test/client/retryPolicy.test.ts',
   'test/config/configurationDoc.test.ts',
   'test/config/loadConfig.test.ts',
+  'test/db/poolerSettings.test.ts',
   'test/db/groupCommit.test.ts',
   'test/db/databaseOutage.test.ts',
   'test/db/hostList.test.ts',

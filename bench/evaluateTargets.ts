@@ -4,7 +4,10 @@
 import type { ScenarioRecord, TargetRecord } from './benchResult.js';
 import { round } from './latencyStats.js';
 
-export function evaluateTargets(scenarios: ScenarioRecord[], server: 'tsx' | 'dist' = 'dist'): TargetRecord[] {
+export function evaluateTargets(
+  scenarios: ScenarioRecord[],
+  server: 'tsx' | 'dist' = 'dist',
+): TargetRecord[] {
   const rate = (id: string) => {
     const s = scenarios.find((x) => x.id === id);
     return s?.status === 'ok' && s.result && s.result.ops > 0 ? s.result.throughput : undefined;
@@ -83,6 +86,13 @@ export function evaluateTargets(scenarios: ScenarioRecord[], server: 'tsx' | 'di
       'h-inbox',
       'h-inbox-alone',
       1,
+    ),
+    ratio(
+      'pgbouncer-vs-direct',
+      'library create through PgBouncer, transaction mode ≥ 0.5 × direct (i)',
+      'i-pgbouncer',
+      'i-direct',
+      0.5,
     ),
     ratio('relay-vs-jetstream', 'relay (e) ≥ 0.5 × raw JetStream publish', 'e', 'e-raw', 0.5),
     below('create-p99', 'create p99 at concurrency 16 < 25 ms', p99('a16'), 25, 'ms'),

@@ -21,6 +21,7 @@ import { jetstreamPublish } from './scenarios/jetstreamPublish.js';
 import { libraryCreate } from './scenarios/libraryCreate.js';
 import { graphileAddJob, graphileNoop, pgBossSend } from './scenarios/peers.js';
 import { pgbenchCreate, pgbenchCreateBatch, pgbenchLookup } from './scenarios/pgbench.js';
+import { poolerIntake, poolerUnavailable } from './scenarios/poolerIntake.js';
 import { queueJobs, rawClaimComplete, registerPublisher } from './scenarios/rawSql.js';
 import { relayThroughput, relayUnavailable } from './scenarios/relayThroughput.js';
 import { BENCH_TOKEN, ROOT, type ServerProcess, startServer } from './serverProcess.js';
@@ -50,6 +51,8 @@ export const SCENARIO_IDS = [
   'h-transfers-hot-alone',
   'h-inbox',
   'h-inbox-alone',
+  'i-direct',
+  'i-pgbouncer',
 ];
 
 export interface BenchOutcome {
@@ -369,6 +372,35 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
         o.concurrency,
         () => inboxLoad(h(false), 'h-ia-'),
       );
+    }
+
+    if (wanted('i-direct', 'i-pgbouncer')) {
+      const unavailable = poolerUnavailable();
+      const title = 'onejob jobs.create in-process through PgBouncer, transaction mode';
+      if (unavailable) {
+        skipped('i-direct', "onejob jobs.create in-process, direct (the pooler run's baseline)", unavailable);
+        skipped('i-pgbouncer', title, unavailable);
+      } else {
+        const lib = (url: string) => ({
+          url,
+          concurrency: o.concurrency,
+          poolSize: o.poolSize,
+          workerConcurrency: o.workerConcurrency,
+          intake: o.intake,
+          ...timing,
+        });
+        const direct = await freshDatabase('pooler_direct');
+        await scenario(
+          'i-direct',
+          "onejob jobs.create in-process, direct (the pooler run's baseline)",
+          o.concurrency,
+          () => libraryCreate(lib(direct.url), 'i-direct-'),
+        );
+        const pooled = await freshDatabase('pooler');
+        await scenario('i-pgbouncer', title, o.concurrency, () =>
+          poolerIntake(lib(pooled.url), pooled.name, 'i-pgbouncer-'),
+        );
+      }
     }
   } finally {
     if (!o.keep) {

@@ -3,9 +3,12 @@ import type { Logger } from 'pino';
 import { type AttemptsHandle, createAttemptsHandle } from './attempts/attemptsHandle.js';
 import type { OnejobConfig } from './config/types.js';
 import { createPool, guardCheckedOutClients, type Queryable } from './db/createPool.js';
+import { isTransactionPooler, poolerSettings } from './db/poolerSettings.js';
+import { unnamedStatementsOnly } from './db/unnamedStatements.js';
 import type { TxOption } from './engine/engineDeps.js';
 import { isOnejobError, OnejobError } from './errors/OnejobError.js';
-import { NotificationHub } from './events/notificationHub.js';
+import { createNotificationHub } from './events/createNotificationHub.js';
+import type { NotificationHub } from './events/notificationHub.js';
 import { archiveJobs } from './jobs/archiveJobs.js';
 import { type CreateJobRequest, type CreateJobResult, createJob } from './jobs/createJob.js';
 import { createJobBatcher } from './jobs/createJobBatcher.js';
@@ -169,17 +172,20 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
   configureTracing().catch((error: unknown) => logger.error({ err: error }, 'tracing could not start'));
   if (!options.pool && !options.connectionString)
     throw new TypeError('createOnejob needs a pool or a connectionString');
+  const config: OnejobConfig = options.config ?? { providers: {}, operations: {} };
+  // Behind a transaction pooler (docs/operations.md#poolers): no named statements, LISTEN elsewhere or polling.
+  const pooler = poolerSettings(config.database, options.env);
   const pool = options.pool ?? createPool({ connectionString: options.connectionString!, logger });
   // A caller's pool gets the same protection for the clients onejob checks out.
   if (options.pool) guardCheckedOutClients(options.pool, logger);
+  if (isTransactionPooler(pooler)) unnamedStatementsOnly(pool);
   const connectionString =
     options.connectionString ??
     (pool as unknown as { options?: { connectionString?: string } }).options?.connectionString;
-  const config: OnejobConfig = options.config ?? { providers: {}, operations: {} };
   const operations = new OperationRegistry(config);
   const closers: (() => Promise<void> | void)[] = [];
   // The process's one LISTEN connection, and the wake-ups sent after commit.
-  const wakeups = new NotificationHub(pool, { logger, connectionString });
+  const wakeups = createNotificationHub(pool, pooler, { logger, connectionString });
   const outbox = createOutboxHandle(pool);
   // Group commit (src/db/groupCommit.ts): one `intake` config sizes every batched path.
   const batching = (path: 'jobs' | 'transfers' | 'deliveries') => ({

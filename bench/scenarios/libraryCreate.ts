@@ -1,7 +1,7 @@
 // (g) onejob as a library, in-process like pg-boss `send` in the same run: `jobs.create`
 // without a caller's transaction (so it joins the group commit), on a pool of the same size.
 import pg from 'pg';
-import type { IntakeConfig } from '../../src/config/types.js';
+import type { DatabaseConfig, IntakeConfig } from '../../src/config/types.js';
 import { createOnejob } from '../../src/createOnejob.js';
 import { createLogger } from '../../src/observability/createLogger.js';
 import { benchConfig } from '../benchConfig.js';
@@ -18,6 +18,8 @@ export interface LibraryRun {
   progress: Progress;
   workerConcurrency: number;
   intake?: IntakeConfig;
+  /** `database.pooler` when `url` leads to a pooler. */
+  database?: DatabaseConfig;
 }
 
 /** `jobs.create` with a unique key per call; leaves `keyPrefix0..issued-1` behind. */
@@ -29,7 +31,10 @@ export async function libraryCreate(r: LibraryRun, keyPrefix: string): Promise<L
   });
   const onejob = createOnejob({
     pool,
-    config: benchConfig({ workerConcurrency: r.workerConcurrency, intake: r.intake }),
+    config: {
+      ...benchConfig({ workerConcurrency: r.workerConcurrency, intake: r.intake }),
+      ...(r.database ? { database: r.database } : {}),
+    },
     logger: createLogger('warn'),
   });
   try {

@@ -286,6 +286,14 @@ export const configSchema = {
         jobBurst: { type: 'integer', minimum: 1, maximum: 10_000_000 },
       },
     },
+    database: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        pooler: { enum: ['none', 'session', 'transaction'] },
+        pollMs: { type: 'integer', minimum: 100, maximum: 60_000 },
+      },
+    },
     worker: {
       type: 'object',
       additionalProperties: false,

@@ -53,3 +53,5 @@ export type IntakeConfig = NonNullable<OnejobConfig['intake']>;
 export type HttpConfig = NonNullable<OnejobConfig['http']>;
 /** Per-owner token buckets for requests and job creation (docs/configuration.md). */
 export type LimitsConfig = NonNullable<OnejobConfig['limits']>;
+/** How onejob reaches PostgreSQL: directly or through a pooler (docs/operations.md#poolers). */
+export type DatabaseConfig = NonNullable<OnejobConfig['database']>;

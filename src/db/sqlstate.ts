@@ -25,6 +25,10 @@ export const NO_ACTIVE_SQL_TRANSACTION = '25P01';
 export const UNABLE_TO_CONNECT = '08001';
 /** A write reached a read-only session: the host is a standby now, or was demoted. */
 export const READ_ONLY_SQL_TRANSACTION = '25006';
+/** The statement name does not exist on this server session: behind a transaction pooler, another client's session. */
+export const INVALID_SQL_STATEMENT_NAME = '26000';
+/** A prepared statement of this name exists already on this server session: behind a transaction pooler, another client's. */
+export const DUPLICATE_PREPARED_STATEMENT = '42P05';
 
 /** Class 22, data exception: a value PostgreSQL cannot store or compare (bad date, overflow, NUL). */
 export const DATA_EXCEPTION_CLASS = '22';

@@ -97,6 +97,14 @@ export const errorRegistry = {
     status: 500,
     title: 'The database was migrated by a newer onejob version',
   },
+  database_pooler_undeclared: {
+    status: 500,
+    title: 'A transaction pooler sits in front of the database and database.pooler does not say so',
+  },
+  database_pooler_migration_refused: {
+    status: 500,
+    title: 'Migrations cannot run through a transaction pooler; set DATABASE_DIRECT_URL',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** Every error code onejob answers with (docs/errors.md). */

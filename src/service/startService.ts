@@ -3,7 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { loadConfig } from '../config/loadConfig.js';
 import { createOnejob, type Onejob } from '../createOnejob.js';
+import { refuseUndeclaredPooler } from '../db/detectPooler.js';
 import { migrate } from '../db/migrate.js';
+import { migrationUrl } from '../db/migrationUrl.js';
+import { poolerSettings } from '../db/poolerSettings.js';
 import { type EmbeddedDatabase, startEmbedded } from '../db/startEmbedded.js';
 import { warnIfAutovacuumOff } from '../db/warnIfAutovacuumOff.js';
 import { ApiKeys, devToken } from '../http/apiKeys.js';
@@ -81,7 +84,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     connectionString = embedded.connectionString;
   }
 
-  const migration = await migrate(connectionString);
+  // An undeclared transaction pooler is refused now rather than failing at random later.
+  const pooler = poolerSettings(config.database, env);
+  if (!embedded) await refuseUndeclaredPooler(pooler, connectionString);
+  const migration = await migrate(migrationUrl(pooler, connectionString));
   if (migration.applied.length) logger.info({ applied: migration.applied }, 'migrations applied');
 
   // The same engine a library user creates; the service only adds HTTP and the process around it.

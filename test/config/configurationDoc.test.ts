@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { WORKER_DEFAULTS } from '../../src/attempts/worker.js';
 import { configSchema } from '../../src/config/configSchema.js';
+import { DATABASE_DEFAULTS } from '../../src/db/poolerSettings.js';
 import { HTTP_DEFAULTS, LIMIT_DEFAULTS } from '../../src/http/httpSettings.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../src/inbox/signatureSchemes.js';
 import { OPERATION_DEFAULTS } from '../../src/operations/operationRegistry.js';
@@ -95,6 +96,7 @@ const CODE_DEFAULTS: Record<string, Record<string, unknown>> = {
   http: { ...HTTP_DEFAULTS },
   limits: { ...LIMIT_DEFAULTS },
   'inbox.sources.<name>': { toleranceSeconds: DEFAULT_TOLERANCE_SECONDS },
+  database: { ...DATABASE_DEFAULTS },
   worker: {
     concurrency: WORKER_DEFAULTS.concurrency,
     leaseMs: WORKER_DEFAULTS.leaseMs,

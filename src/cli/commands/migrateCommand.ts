@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
+import { refuseUndeclaredPooler } from '../../db/detectPooler.js';
 import { migrate } from '../../db/migrate.js';
+import { migrationUrl } from '../../db/migrationUrl.js';
+import { poolerSettings } from '../../db/poolerSettings.js';
 import { commandDatabase } from '../commandDatabase.js';
 
 export function migrateCommand(program: Command) {
@@ -11,7 +14,12 @@ export function migrateCommand(program: Command) {
     .action(async () => {
       const db = await commandDatabase();
       try {
-        const result = await migrate(db.connectionString);
+        // Only the environment says where a pooler is here (ONEJOB_DATABASE_POOLER, DATABASE_DIRECT_URL).
+        const pooler = poolerSettings(undefined, process.env);
+        const url = migrationUrl(pooler, db.connectionString);
+        if (process.env.DATABASE_URL && url === db.connectionString)
+          await refuseUndeclaredPooler(pooler, url);
+        const result = await migrate(url);
         process.stdout.write(
           result.applied.length
             ? `applied ${result.applied.join(', ')}; database at migration ${result.current}\n`
