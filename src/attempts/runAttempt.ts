@@ -128,6 +128,9 @@ async function call(
         },
       }),
     );
+    // Handled here so a failure while the provider call is still open (no writable database
+    // during a failover) does not end the process; it is logged once the call returns.
+    timedOut.catch(() => undefined);
   }, operation.attemptTimeoutMs);
   // After the deadline the call stays open for the grace period: a late answer still counts.
   const hardStop = setTimeout(

@@ -52,6 +52,18 @@ function hostListClient(selector: HostSelector): new (config?: pg.ClientConfig) 
     }
 
     private async connectChecked(): Promise<pg.Client> {
+      // pg-pool listens for errors only once connect() returns; a server that dies while
+      // its session is being checked would otherwise emit 'error' to nobody and end the process.
+      const unheard = () => {};
+      this.on('error', unheard);
+      try {
+        return await this.connectAndCheck();
+      } finally {
+        this.off('error', unheard);
+      }
+    }
+
+    private async connectAndCheck(): Promise<pg.Client> {
       const where = selector.describe(this.hostIndex);
       try {
         await super.connect();

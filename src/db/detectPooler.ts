@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { OnejobError } from '../errors/OnejobError.js';
+import { connectToPrimary } from './connectToPrimary.js';
 import { POOLER_ENV, type PoolerSettings } from './poolerSettings.js';
 import { DUPLICATE_PREPARED_STATEMENT, INVALID_SQL_STATEMENT_NAME, sqlState } from './sqlstate.js';
 
@@ -19,9 +20,9 @@ const ROUNDS = 3;
 /** What gave a transaction pooler away, or undefined when the two sessions stayed apart. */
 export async function detectTransactionPooler(connectionString: string): Promise<string | undefined> {
   const open = async () => {
-    const client = new pg.Client({ connectionString, application_name: 'onejob-pooler-probe' });
+    // Through the host list, as every connection of the service: the probe looks at the primary.
+    const client = await connectToPrimary(connectionString, { application_name: 'onejob-pooler-probe' });
     client.on('error', () => undefined);
-    await client.connect();
     return client;
   };
   const a = await open();

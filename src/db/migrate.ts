@@ -35,6 +35,8 @@ export interface MigrateResult {
 export async function migrate(connectionString: string): Promise<MigrateResult> {
   const migrations = await loadMigrations();
   const client = await connectToPrimary(connectionString, { application_name: 'onejob-migrate' });
+  // A server lost mid-run fails the statement in flight; its 'error' event must not end the process.
+  client.on('error', () => {});
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     await client.query('CREATE SCHEMA IF NOT EXISTS onejob');
