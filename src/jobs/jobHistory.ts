@@ -1,7 +1,7 @@
 // A job's history as operators and the dashboard read it: the audit trail, and the public
 // events with their delivery state per publisher. Owner-scoped like every job read.
 import type { Queryable } from '../db/createPool.js';
-import { getJob } from './getJob.js';
+import { OnejobError } from '../errors/OnejobError.js';
 
 const ISO = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -25,6 +25,20 @@ LEFT JOIN onejob.outbox_deliveries d ON d.event_id = o.id
 WHERE o.subject = $1
 GROUP BY o.id, o.seq, o.type, o.created_at
 ORDER BY o.seq`;
+
+// Whose job it is, without reading the job: its input and result may be a megabyte each.
+const OWNED_SQL = `
+SELECT EXISTS (SELECT 1 FROM onejob.jobs WHERE id = $1 AND owner_id = $2)
+    OR EXISTS (SELECT 1 FROM onejob.jobs_archive WHERE job_id = $1 AND owner_id = $2) AS owned`;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function ownedJob(db: Queryable, ownerId: string, id: string): Promise<{ id: string }> {
+  const owned =
+    UUID.test(id) && (await db.query<{ owned: boolean }>(OWNED_SQL, [id, ownerId])).rows[0]?.owned;
+  if (!owned) throw new OnejobError('job_not_found', `No job ${id} for this owner.`);
+  return { id };
+}
 
 /** One entry of a job's audit trail (`jobs.events`). */
 export interface JobEventView {
@@ -55,7 +69,7 @@ export interface JobDeliveryView {
 
 /** The job's audit trail, oldest first. Another owner's job is `job_not_found`. */
 export async function listJobEvents(db: Queryable, ownerId: string, jobId: string): Promise<JobEventView[]> {
-  const job = await getJob(db, ownerId, jobId);
+  const job = await ownedJob(db, ownerId, jobId);
   const { rows } = await db.query<JobEventView>(EVENTS_SQL, [job.id]);
   return rows;
 }
@@ -66,7 +80,7 @@ export async function listJobDeliveries(
   ownerId: string,
   jobId: string,
 ): Promise<JobDeliveryView[]> {
-  const job = await getJob(db, ownerId, jobId);
+  const job = await ownedJob(db, ownerId, jobId);
   const { rows } = await db.query<JobDeliveryView>(DELIVERIES_SQL, [job.id]);
   return rows;
 }
