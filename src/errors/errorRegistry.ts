@@ -30,6 +30,7 @@ export const errorRegistry = {
   request_invalid: { status: 400, title: 'The request does not match the expected shape' },
   unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
   payload_too_large: { status: 413, title: 'The request body is larger than 1 MiB' },
+  payload_too_many_values: { status: 413, title: 'The request body holds more than 100,000 values' },
   request_timeout: { status: 408, title: 'The request was not received in time' },
   value_invalid: { status: 400, title: 'A value in the request cannot be stored or compared' },
   reserved_namespace: {
