@@ -284,6 +284,8 @@ export const configSchema = {
         requestBurst: { type: 'integer', minimum: 1, maximum: 10_000_000 },
         jobsPerSecond: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
         jobBurst: { type: 'integer', minimum: 1, maximum: 10_000_000 },
+        authFailuresPerSecond: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
+        authFailureBurst: { type: 'integer', minimum: 1, maximum: 10_000_000 },
       },
     },
     worker: {

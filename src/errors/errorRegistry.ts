@@ -22,6 +22,10 @@ export const errorRegistry = {
   admin_token_required: { status: 403, title: 'This operator endpoint needs the admin token' },
   metrics_token_required: { status: 403, title: 'The metrics endpoint needs the metrics token' },
   rate_limited: { status: 429, title: 'Too many requests from this owner; retry after Retry-After seconds' },
+  authentication_throttled: {
+    status: 429,
+    title: 'Too many failed authentications from this address; retry after Retry-After seconds',
+  },
   route_not_found: { status: 404, title: 'No such route' },
   method_not_allowed: { status: 405, title: 'Method not allowed on this route' },
 

@@ -11,6 +11,8 @@ export interface AuthOptions {
   metricsToken: string | undefined;
   /** Per-owner request bucket; undefined when limits are off. */
   requests: TokenBuckets | undefined;
+  /** Failed authentications per client address; undefined when limits are off. */
+  failures?: TokenBuckets | undefined;
 }
 
 const bearerOf = (request: FastifyRequest) => {
@@ -33,6 +35,15 @@ export function authenticate(options: AuthOptions) {
     const config = request.routeOptions.config;
     // No route matched: the not-found handler answers 404 and opens nothing.
     if (config?.public || request.routeOptions.url === undefined) return;
+    // Guessing tokens costs a token of the address's failure bucket; once it is empty,
+    // nothing from the address is checked (a right guess included) until it refills.
+    const address = request.socket.remoteAddress ?? 'unknown';
+    const throttled = options.failures?.wait(address) ?? 0;
+    if (throttled > 0) return sendProblem(reply, authThrottled(throttled));
+    const refuse = (error: OnejobError) => {
+      options.failures?.take(address);
+      return sendProblem(reply, error);
+    };
     const token = bearerOf(request);
     if (config?.metrics) {
       if (
@@ -44,19 +55,18 @@ export function authenticate(options: AuthOptions) {
       const why = options.metricsToken
         ? 'Send Authorization: Bearer <ONEJOB_METRICS_TOKEN>.'
         : 'ONEJOB_METRICS_TOKEN is not set, so /metrics answers loopback clients only.';
-      return sendProblem(reply, new OnejobError('metrics_token_required', why));
+      return refuse(new OnejobError('metrics_token_required', why));
     }
     if (config?.admin) {
       if (isAdminToken(token, options.adminToken)) return;
       const why = options.adminToken
         ? 'Send Authorization: Bearer <ONEJOB_ADMIN_TOKEN>.'
         : 'ONEJOB_ADMIN_TOKEN is not set, so operator endpoints are closed.';
-      return sendProblem(reply, new OnejobError('admin_token_required', why));
+      return refuse(new OnejobError('admin_token_required', why));
     }
     const owner = token ? options.apiKeys.ownerOf(token) : undefined;
     if (!owner) {
-      return sendProblem(
-        reply,
+      return refuse(
         new OnejobError(
           'unauthorized',
           token ? 'The bearer token is not recognised.' : 'Send Authorization: Bearer <token>.',
@@ -67,6 +77,14 @@ export function authenticate(options: AuthOptions) {
     if (wait > 0) return sendProblem(reply, rateLimited(wait, 'requests'));
     request.ownerId = owner;
   };
+}
+
+function authThrottled(retryAfterSeconds: number): OnejobError {
+  return new OnejobError(
+    'authentication_throttled',
+    `Too many failed authentications from this address; retry in ${retryAfterSeconds} s.`,
+    { retryAfterSeconds },
+  );
 }
 
 export function rateLimited(retryAfterSeconds: number, what: string): OnejobError {

@@ -122,6 +122,9 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
       adminToken: options.adminToken,
       metricsToken: options.metricsToken,
       requests: limits.enabled ? new TokenBuckets(limits.requestsPerSecond, limits.requestBurst) : undefined,
+      failures: limits.enabled
+        ? new TokenBuckets(limits.authFailuresPerSecond, limits.authFailureBurst)
+        : undefined,
     }),
   );
   // After validation, so it also sees what the query string was coerced to ("1e400" is Infinity).

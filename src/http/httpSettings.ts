@@ -24,6 +24,8 @@ export const LIMIT_DEFAULTS = {
   requestBurst: 5000,
   jobsPerSecond: 200,
   jobBurst: 2000,
+  authFailuresPerSecond: 1,
+  authFailureBurst: 30,
 } as const satisfies Required<LimitsConfig>;
 
 export type HttpSettings = { -readonly [K in keyof typeof HTTP_DEFAULTS]: number };
