@@ -84,7 +84,7 @@ function decodeCursor(cursor: string): [string, string] {
   if (
     !at ||
     !id ||
-    !/^\d{4}-\d{2}-\d{2}[ T][0-9:.]+([+-][0-9:]+|Z)?$/.test(at) ||
+    !/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2})?|Z)?$/.test(at) ||
     !/^[0-9a-f-]{36}$/i.test(id)
   ) {
     throw new OnejobError('request_invalid', 'The cursor is not one this API returned.');

@@ -46,7 +46,7 @@ function deliver(id: string, body: Buffer, signature: (timestamp: string) => str
       'webhook-timestamp': timestamp,
       'webhook-signature': signature(timestamp),
     },
-    body,
+    body: new Uint8Array(body),
   });
 }
 
