@@ -24,6 +24,17 @@ function isLoopback(address: string | undefined): boolean {
   return !!address && (address === '::1' || /^(::ffff:)?127\./.test(address));
 }
 
+// A reverse proxy on the same host connects from loopback on behalf of anyone: a request
+// that says it was forwarded is not a loopback client, whatever its socket says.
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip'];
+
+function isLoopbackClient(request: FastifyRequest): boolean {
+  return (
+    isLoopback(request.socket.remoteAddress) &&
+    !FORWARDING_HEADERS.some((name) => request.headers[name] !== undefined)
+  );
+}
+
 /**
  * The auth hook. A route is public only when its own options say `config: { public: true }`:
  * a route added later under a public route's path needs a token unless it says so too.
@@ -46,15 +57,11 @@ export function authenticate(options: AuthOptions) {
     };
     const token = bearerOf(request);
     if (config?.metrics) {
-      if (
-        options.metricsToken
-          ? isSameSecret(token, options.metricsToken)
-          : isLoopback(request.socket.remoteAddress)
-      )
+      if (options.metricsToken ? isSameSecret(token, options.metricsToken) : isLoopbackClient(request))
         return;
       const why = options.metricsToken
         ? 'Send Authorization: Bearer <ONEJOB_METRICS_TOKEN>.'
-        : 'ONEJOB_METRICS_TOKEN is not set, so /metrics answers loopback clients only.';
+        : 'ONEJOB_METRICS_TOKEN is not set, so /metrics answers loopback clients only, never a forwarded request.';
       return refuse(new OnejobError('metrics_token_required', why));
     }
     if (config?.admin) {
