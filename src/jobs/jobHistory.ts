@@ -5,15 +5,17 @@ import { OnejobError } from '../errors/OnejobError.js';
 
 const ISO = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-// Oldest first: everything that happened, races and abandons included.
+// Oldest first: everything that happened, races and abandons included. `seq` is the
+// event's position in this job's trail (1, 2, 3...), never the table's global sequence,
+// which would tell a tenant how busy every other tenant is.
 const EVENTS_SQL = `
-SELECT id, seq::text AS seq, type, attempt_id AS "attemptId", data, ${ISO('created_at')} AS "createdAt"
+SELECT id, (row_number() OVER (ORDER BY seq))::text AS seq, type, attempt_id AS "attemptId", data, ${ISO('created_at')} AS "createdAt"
 FROM onejob.job_events WHERE job_id = $1 ORDER BY seq`;
 
 // Events written before any relay registered a publisher have no delivery rows yet: they
 // show as waiting (no deliveries).
 const DELIVERIES_SQL = `
-SELECT o.id, o.seq::text AS seq, o.type, ${ISO('o.created_at')} AS "createdAt",
+SELECT o.id, (row_number() OVER (ORDER BY o.seq))::text AS seq, o.type, ${ISO('o.created_at')} AS "createdAt",
        coalesce(jsonb_agg(jsonb_build_object(
          'publisher', d.publisher, 'state', d.state, 'attempts', d.attempts, 'replays', d.replays,
          'lastError', d.last_error,
@@ -43,6 +45,7 @@ async function ownedJob(db: Queryable, ownerId: string, id: string): Promise<{ i
 /** One entry of a job's audit trail (`jobs.events`). */
 export interface JobEventView {
   id: string;
+  /** 1-based position in the job's trail. */
   seq: string;
   type: string;
   attemptId: string | null;
@@ -53,6 +56,7 @@ export interface JobEventView {
 /** One public event of a job and its delivery state per publisher (`jobs.deliveries`). */
 export interface JobDeliveryView {
   id: string;
+  /** 1-based position among the job's public events. */
   seq: string;
   type: string;
   createdAt: string;
