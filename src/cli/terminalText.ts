@@ -31,7 +31,6 @@ export function printText(text: string, done?: () => void): void {
  * those become `\u00NN` too (still the same JSON).
  */
 export function terminalJson(value: unknown): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: DEL and C1 are what it escapes.
   return (JSON.stringify(value, null, 2) ?? 'null').replace(
     /[\u007f-\u009f]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
