@@ -273,6 +273,7 @@ export const configSchema = {
         keepAliveTimeoutMs: { type: 'integer', minimum: 100, maximum: 3_600_000 },
         maxWaitsPerOwner: { type: 'integer', minimum: 1, maximum: 100_000 },
         maxListBytes: { type: 'integer', minimum: 65_536, maximum: 1_073_741_824 },
+        maxListsPerOwner: { type: 'integer', minimum: 1, maximum: 100_000 },
       },
     },
     limits: {

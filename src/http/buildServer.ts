@@ -159,6 +159,7 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
     onejob,
     jobBuckets: limits.enabled ? new TokenBuckets(limits.jobsPerSecond, limits.jobBurst) : undefined,
     waitSlots,
+    listSlots: new WaitSlots(http.maxListsPerOwner),
     maxListBytes: http.maxListBytes,
   });
   await app.register(attemptsRoutes, { onejob });

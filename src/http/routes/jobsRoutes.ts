@@ -17,6 +17,8 @@ export interface JobsRoutesOptions {
   /** Per-owner job-creation bucket; undefined when limits are off. */
   jobBuckets: TokenBuckets | undefined;
   waitSlots: WaitSlots;
+  /** Pages of the job list each owner may have in flight at once. */
+  listSlots: WaitSlots;
   maxListBytes: number;
 }
 
@@ -36,7 +38,7 @@ function idempotencyKeyOf(request: FastifyRequest): string {
 
 export async function jobsRoutes(
   app: FastifyInstance,
-  { onejob, jobBuckets, waitSlots, maxListBytes }: JobsRoutesOptions,
+  { onejob, jobBuckets, waitSlots, listSlots, maxListBytes }: JobsRoutesOptions,
 ) {
   app.post<{ Body: { operation: string; input: Record<string, unknown> } }>(
     '/v1/jobs',
@@ -165,9 +167,20 @@ export async function jobsRoutes(
               nextCursor: { type: ['string', 'null'] },
             },
           },
+          429: problemResponse("The owner's concurrent job lists are at http.maxListsPerOwner"),
         },
       },
     },
-    async (request) => onejob.jobs.list(ownerOf(request), { ...request.query, maxBytes: maxListBytes }),
+    async (request) => {
+      // Pages of big jobs cost the server CPU and memory for each megabyte: one owner's
+      // many concurrent pages would hold up everyone else's requests.
+      const owner = ownerOf(request);
+      if (!listSlots.tryTake(owner)) throw rateLimited(1, 'concurrent job lists');
+      try {
+        return await onejob.jobs.list(owner, { ...request.query, maxBytes: maxListBytes });
+      } finally {
+        listSlots.release(owner);
+      }
+    },
   );
 }
