@@ -55,6 +55,8 @@ export interface StartServerOptions {
   workDir: string;
   /** tsx runs the source as it is (its loader adds about 40 MB of RSS); dist runs the compiled output. */
   server?: 'tsx' | 'dist';
+  /** ONEJOB_API_KEYS of the server; default one token for the bench owner. */
+  apiKeys?: string;
 }
 
 export async function startServer(o: StartServerOptions): Promise<ServerProcess> {
@@ -75,7 +77,7 @@ export async function startServer(o: StartServerOptions): Promise<ServerProcess>
       env: {
         ...process.env,
         DATABASE_URL: o.databaseUrl,
-        ONEJOB_API_KEYS: `${BENCH_TOKEN}=${BENCH_OWNER}`,
+        ONEJOB_API_KEYS: o.apiKeys ?? `${BENCH_TOKEN}=${BENCH_OWNER}`,
         PORT: String(port),
         HOST: '127.0.0.1',
         LOG_LEVEL: o.logLevel,

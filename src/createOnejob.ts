@@ -14,6 +14,7 @@ import { type CreateJobRequest, type CreateJobResult, createJob } from './jobs/c
 import { createJobBatcher } from './jobs/createJobBatcher.js';
 import { getJob } from './jobs/getJob.js';
 import { refuseReservedKey } from './jobs/idempotencyKey.js';
+import { type JobChangeMark, jobChangeMark } from './jobs/jobChangeMark.js';
 import {
   type JobDeliveryView,
   type JobEventView,
@@ -95,6 +96,8 @@ export interface Onejob {
     events(ownerId: string, id: string): Promise<JobEventView[]>;
     /** The job's public events and their delivery state per publisher. */
     deliveries(ownerId: string, id: string): Promise<JobDeliveryView[]>;
+    /** What watchers see change (state, version, attempts), read without input or result. */
+    changeMark(ownerId: string, id: string): Promise<JobChangeMark | undefined>;
     archive(
       finishedBefore: Date,
       options?: { batchSize?: number; maxJobs?: number },
@@ -264,6 +267,7 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
       archive: (finishedBefore, o) => archiveJobs(pool, finishedBefore, o),
       events: (ownerId, id) => listJobEvents(pool, ownerId, id),
       deliveries: (ownerId, id) => listJobDeliveries(pool, ownerId, id),
+      changeMark: (ownerId, id) => jobChangeMark(pool, ownerId, id),
     },
     providers: createProvidersHandle(createProviders(config, options.env), () => onejob),
     attempts: createAttemptsHandle(() => onejob),

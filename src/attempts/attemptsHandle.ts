@@ -53,7 +53,8 @@ export function createAttemptsHandle(getOnejob: () => AttemptsDeps): AttemptsHan
         leaseMs: onejob.config.worker?.leaseMs ?? WORKER_DEFAULTS.leaseMs,
       });
       for (const w of workers) w.wake();
-      onejob.wakeups.outbox();
+      // Wakes the relay (the attempt wrote events) and whoever watches the job.
+      onejob.wakeups.jobSettled(jobId);
       return attemptView(attempt);
     },
     async abandon(ownerId, jobId, n, reason) {

@@ -1,7 +1,10 @@
 // Plain text tables for the human-readable CLI output (--json gives the raw documents).
+import { escapeControls, terminalJson } from './terminalText.js';
 
 export function formatTable(headers: string[], rows: (string | number | null | undefined)[][]): string {
-  const cells = rows.map((r) => r.map((c) => (c === null || c === undefined || c === '' ? '-' : String(c))));
+  const cells = rows.map((r) =>
+    r.map((c) => (c === null || c === undefined || c === '' ? '-' : escapeControls(String(c)))),
+  );
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]?.length ?? 0)));
   const line = (r: string[]) =>
     r
@@ -21,5 +24,5 @@ export function shortTime(iso: string | null | undefined): string {
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${terminalJson(value)}\n`);
 }

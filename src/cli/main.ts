@@ -12,6 +12,7 @@ import { migrateCommand } from './commands/migrateCommand.js';
 import { outboxCommand } from './commands/outboxCommand.js';
 import { providersCommand } from './commands/providersCommand.js';
 import { serveCommand } from './commands/serveCommand.js';
+import { safeLines } from './terminalText.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -48,7 +49,8 @@ export function buildProgram(): Command {
 buildProgram()
   .parseAsync(process.argv)
   .catch((error: unknown) => {
-    process.stderr.write(`onejob: ${error instanceof Error ? error.message : String(error)}\n`);
+    // A server's problem detail may quote what a tenant sent.
+    process.stderr.write(`onejob: ${safeLines(error instanceof Error ? error.message : String(error))}\n`);
     // Nothing answered at the default address: say how to name the server.
     if (isOnejobClientError(error, 'network_error') && clientConfig().urlSource === 'default')
       process.stderr.write(`\n${HOW_TO_CONNECT}\n`);

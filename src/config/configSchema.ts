@@ -273,6 +273,7 @@ export const configSchema = {
         keepAliveTimeoutMs: { type: 'integer', minimum: 100, maximum: 3_600_000 },
         maxWaitsPerOwner: { type: 'integer', minimum: 1, maximum: 100_000 },
         maxListBytes: { type: 'integer', minimum: 65_536, maximum: 1_073_741_824 },
+        maxListsPerOwner: { type: 'integer', minimum: 1, maximum: 100_000 },
       },
     },
     limits: {
@@ -284,6 +285,8 @@ export const configSchema = {
         requestBurst: { type: 'integer', minimum: 1, maximum: 10_000_000 },
         jobsPerSecond: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
         jobBurst: { type: 'integer', minimum: 1, maximum: 10_000_000 },
+        authFailuresPerSecond: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
+        authFailureBurst: { type: 'integer', minimum: 1, maximum: 10_000_000 },
       },
     },
     database: {

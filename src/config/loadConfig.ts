@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Ajv, type ErrorObject } from 'ajv';
 import { inboxSources } from '../inbox/inboxSources.js';
-import { webhookSecretProblem } from '../outbox/publishers/webhookPublisher.js';
+import { webhookSecretProblem, webhookUrlProblem } from '../outbox/publishers/webhookPublisher.js';
 import { type OutputRule, ruleProblems } from '../providers/inference/outputRules.js';
 import { ConfigError } from './ConfigError.js';
 import { configSchema } from './configSchema.js';
@@ -137,6 +137,8 @@ export function validateConfig(
         source,
       );
     }
+    const badUrl = publisher.kind === 'webhook' && webhookUrlProblem(publisher.url);
+    if (badUrl) throw new ConfigError(`/outbox/publishers/${i}/url`, badUrl, source);
     const weak = publisher.kind === 'webhook' && webhookSecretProblem(env[publisher.secretEnv] as string);
     if (weak)
       throw new ConfigError(`/outbox/publishers/${i}/secretEnv`, `${publisher.secretEnv} ${weak}`, source);

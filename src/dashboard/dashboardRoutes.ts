@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Onejob } from '../createOnejob.js';
+import type { WaitSlots } from '../http/limits/WaitSlots.js';
 import { loadDashboardAssets } from './dashboardAssets.js';
 import { dashboardDataRoutes } from './dashboardDataRoutes.js';
 import { jobStreamRoutes } from './jobStreamRoutes.js';
@@ -18,7 +19,10 @@ const SECURITY_HEADERS = {
  * The web dashboard at `/`, its assets under `/ui/`, and its owner-scoped summaries. The
  * job history it shows comes from the API's own routes (`/v1/jobs/{id}/events`).
  */
-export async function dashboardRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
+export async function dashboardRoutes(
+  app: FastifyInstance,
+  { onejob, waitSlots }: { onejob: Onejob; waitSlots: WaitSlots },
+) {
   const assets = loadDashboardAssets();
   const send = (name: string) => {
     const asset = assets.get(name);
@@ -48,5 +52,5 @@ export async function dashboardRoutes(app: FastifyInstance, { onejob }: { onejob
   });
 
   await app.register(dashboardDataRoutes, { onejob });
-  await app.register(jobStreamRoutes, { onejob });
+  await app.register(jobStreamRoutes, { onejob, waitSlots });
 }

@@ -22,6 +22,10 @@ export const errorRegistry = {
   admin_token_required: { status: 403, title: 'This operator endpoint needs the admin token' },
   metrics_token_required: { status: 403, title: 'The metrics endpoint needs the metrics token' },
   rate_limited: { status: 429, title: 'Too many requests from this owner; retry after Retry-After seconds' },
+  authentication_throttled: {
+    status: 429,
+    title: 'Too many failed authentications from this address; retry after Retry-After seconds',
+  },
   route_not_found: { status: 404, title: 'No such route' },
   method_not_allowed: { status: 405, title: 'Method not allowed on this route' },
 
@@ -30,6 +34,7 @@ export const errorRegistry = {
   request_invalid: { status: 400, title: 'The request does not match the expected shape' },
   unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
   payload_too_large: { status: 413, title: 'The request body is larger than 1 MiB' },
+  payload_too_many_values: { status: 413, title: 'The request body holds more than 100,000 values' },
   request_timeout: { status: 408, title: 'The request was not received in time' },
   value_invalid: { status: 400, title: 'A value in the request cannot be stored or compared' },
   reserved_namespace: {

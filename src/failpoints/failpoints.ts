@@ -28,7 +28,15 @@ export function parseFailpoints(spec: string | undefined): Map<string, Failpoint
   return points;
 }
 
-let active = parseFailpoints(process.env.ONEJOB_FAILPOINTS);
+// A bad spec must not throw while modules load (a stack trace before the CLI can speak):
+// `onejob serve` parses it again at start and refuses it with a message naming it.
+let active = (() => {
+  try {
+    return parseFailpoints(process.env.ONEJOB_FAILPOINTS);
+  } catch {
+    return new Map<string, FailpointAction>();
+  }
+})();
 
 /** Replaces the active failpoints (tests running in-process). */
 export function setFailpoints(spec: string | undefined): void {

@@ -23,7 +23,9 @@ export class ApiKeys {
   /**
    * Parses ONEJOB_API_KEYS: comma-separated `token=ownerId` pairs. Each pair splits at its
    * last `=`, so base64 tokens (which end in `=`) work; owner ids cannot contain `=`.
-   * Tokens shorter than MIN_TOKEN_LENGTH are accepted with a warning through `warn`.
+   * Tokens shorter than MIN_TOKEN_LENGTH are accepted with a warning through `warn`; a
+   * token with whitespace, an owner id with a control character and one token given to
+   * two owners are refused.
    */
   static parse(spec: string, warn?: (message: string) => void): ApiKeys {
     const pairs: [string, string][] = [];
@@ -38,6 +40,16 @@ export class ApiKeys {
       }
       const token = item.slice(0, eq);
       const owner = item.slice(eq + 1);
+      // Named by position and owner, never by token: these messages are printed.
+      if (/\s/.test(token))
+        throw new Error(`ONEJOB_API_KEYS pair ${i + 1} (owner ${owner}): the token contains whitespace`);
+      if (CONTROL.test(owner))
+        throw new Error(`ONEJOB_API_KEYS pair ${i + 1}: the owner id contains a control character`);
+      const earlier = pairs.find(([t]) => t === token);
+      if (earlier && earlier[1] !== owner)
+        throw new Error(
+          `ONEJOB_API_KEYS pair ${i + 1}: its token is already the token of owner ${earlier[1]}; a token maps to one owner`,
+        );
       if (token.length < MIN_TOKEN_LENGTH) {
         // Named by owner, never by token: the warning is logged.
         warn?.(
@@ -50,6 +62,10 @@ export class ApiKeys {
     return new ApiKeys(pairs);
   }
 }
+
+// C0 and C1 control characters: an owner id is logged and printed.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Shorter bearer tokens start with a warning: they can be guessed. */
 export const MIN_TOKEN_LENGTH = 16;

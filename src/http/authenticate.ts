@@ -11,6 +11,8 @@ export interface AuthOptions {
   metricsToken: string | undefined;
   /** Per-owner request bucket; undefined when limits are off. */
   requests: TokenBuckets | undefined;
+  /** Failed authentications per client address; undefined when limits are off. */
+  failures?: TokenBuckets | undefined;
 }
 
 const bearerOf = (request: FastifyRequest) => {
@@ -20,6 +22,17 @@ const bearerOf = (request: FastifyRequest) => {
 
 function isLoopback(address: string | undefined): boolean {
   return !!address && (address === '::1' || /^(::ffff:)?127\./.test(address));
+}
+
+// A reverse proxy on the same host connects from loopback on behalf of anyone: a request
+// that says it was forwarded is not a loopback client, whatever its socket says.
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip'];
+
+function isLoopbackClient(request: FastifyRequest): boolean {
+  return (
+    isLoopback(request.socket.remoteAddress) &&
+    !FORWARDING_HEADERS.some((name) => request.headers[name] !== undefined)
+  );
 }
 
 /**
@@ -33,30 +46,34 @@ export function authenticate(options: AuthOptions) {
     const config = request.routeOptions.config;
     // No route matched: the not-found handler answers 404 and opens nothing.
     if (config?.public || request.routeOptions.url === undefined) return;
+    // Guessing tokens costs a token of the address's failure bucket; once it is empty,
+    // nothing from the address is checked (a right guess included) until it refills.
+    const address = request.socket.remoteAddress ?? 'unknown';
+    const throttled = options.failures?.wait(address) ?? 0;
+    if (throttled > 0) return sendProblem(reply, authThrottled(throttled));
+    const refuse = (error: OnejobError) => {
+      options.failures?.take(address);
+      return sendProblem(reply, error);
+    };
     const token = bearerOf(request);
     if (config?.metrics) {
-      if (
-        options.metricsToken
-          ? isSameSecret(token, options.metricsToken)
-          : isLoopback(request.socket.remoteAddress)
-      )
+      if (options.metricsToken ? isSameSecret(token, options.metricsToken) : isLoopbackClient(request))
         return;
       const why = options.metricsToken
         ? 'Send Authorization: Bearer <ONEJOB_METRICS_TOKEN>.'
-        : 'ONEJOB_METRICS_TOKEN is not set, so /metrics answers loopback clients only.';
-      return sendProblem(reply, new OnejobError('metrics_token_required', why));
+        : 'ONEJOB_METRICS_TOKEN is not set, so /metrics answers loopback clients only, never a forwarded request.';
+      return refuse(new OnejobError('metrics_token_required', why));
     }
     if (config?.admin) {
       if (isAdminToken(token, options.adminToken)) return;
       const why = options.adminToken
         ? 'Send Authorization: Bearer <ONEJOB_ADMIN_TOKEN>.'
         : 'ONEJOB_ADMIN_TOKEN is not set, so operator endpoints are closed.';
-      return sendProblem(reply, new OnejobError('admin_token_required', why));
+      return refuse(new OnejobError('admin_token_required', why));
     }
     const owner = token ? options.apiKeys.ownerOf(token) : undefined;
     if (!owner) {
-      return sendProblem(
-        reply,
+      return refuse(
         new OnejobError(
           'unauthorized',
           token ? 'The bearer token is not recognised.' : 'Send Authorization: Bearer <token>.',
@@ -67,6 +84,14 @@ export function authenticate(options: AuthOptions) {
     if (wait > 0) return sendProblem(reply, rateLimited(wait, 'requests'));
     request.ownerId = owner;
   };
+}
+
+function authThrottled(retryAfterSeconds: number): OnejobError {
+  return new OnejobError(
+    'authentication_throttled',
+    `Too many failed authentications from this address; retry in ${retryAfterSeconds} s.`,
+    { retryAfterSeconds },
+  );
 }
 
 export function rateLimited(retryAfterSeconds: number, what: string): OnejobError {

@@ -10,10 +10,10 @@ import { authenticate } from './authenticate.js';
 import { checkInputValues } from './checkInputValues.js';
 import { clientErrorHandler } from './clientErrorHandler.js';
 import { errorHandler } from './errorHandler.js';
-import { endRequestSpan, startRequestSpan } from './requestSpan.js';
 import { httpSettings, limitSettings } from './httpSettings.js';
 import { TokenBuckets } from './limits/TokenBuckets.js';
 import { WaitSlots } from './limits/WaitSlots.js';
+import { endRequestSpan, startRequestSpan } from './requestSpan.js';
 import { attemptsRoutes } from './routes/attemptsRoutes.js';
 import { healthRoutes } from './routes/healthRoutes.js';
 import { inboxEventsRoutes } from './routes/inboxEventsRoutes.js';
@@ -122,6 +122,9 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
       adminToken: options.adminToken,
       metricsToken: options.metricsToken,
       requests: limits.enabled ? new TokenBuckets(limits.requestsPerSecond, limits.requestBurst) : undefined,
+      failures: limits.enabled
+        ? new TokenBuckets(limits.authFailuresPerSecond, limits.authFailureBurst)
+        : undefined,
     }),
   );
   // After validation, so it also sees what the query string was coerced to ("1e400" is Infinity).
@@ -149,11 +152,14 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
     );
   });
 
+  // Long-polls and dashboard job streams share each owner's slots.
+  const waitSlots = new WaitSlots(http.maxWaitsPerOwner);
   await app.register(healthRoutes, { onejob });
   await app.register(jobsRoutes, {
     onejob,
     jobBuckets: limits.enabled ? new TokenBuckets(limits.jobsPerSecond, limits.jobBurst) : undefined,
-    waitSlots: new WaitSlots(http.maxWaitsPerOwner),
+    waitSlots,
+    listSlots: new WaitSlots(http.maxListsPerOwner),
     maxListBytes: http.maxListBytes,
   });
   await app.register(attemptsRoutes, { onejob });
@@ -164,7 +170,7 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   await app.register(outboxRoutes, { onejob });
   await app.register(providersRoutes, { onejob });
   await app.register(jobEventsRoutes, { onejob });
-  if (options.dashboard !== false) await app.register(dashboardRoutes, { onejob });
+  if (options.dashboard !== false) await app.register(dashboardRoutes, { onejob, waitSlots });
 
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
   return app;

@@ -19,15 +19,33 @@ function refuseString(value: string, where: string): void {
 }
 
 /**
+ * Most values (strings, numbers, keys, arrays and objects) a JSON body may hold. A 1 MiB
+ * body can hold half a million of them, and every later step (this walk, the input
+ * schema, canonical JSON for the fingerprint) is paid per value; real inputs hold far fewer.
+ */
+export const MAX_JSON_VALUES = 100_000;
+
+/**
  * Refuses, before any SQL, values the database cannot store: NUL and lone
  * surrogates in any string or key, numbers JSON.parse turned into Infinity (`1e400`), and
- * nesting deeper than MAX_JSON_DEPTH (serialising it again would exhaust the stack).
- * Iterative, so a hostile depth cannot overflow the stack here either.
+ * nesting deeper than MAX_JSON_DEPTH (serialising it again would exhaust the stack); and
+ * bodies of more than MAX_JSON_VALUES values. Iterative, so a hostile depth cannot
+ * overflow the stack here either, and with two flat stacks instead of a pair per value,
+ * so the walk allocates next to nothing.
  */
 export function checkJsonValue(root: unknown, where: string): void {
-  const stack: Array<[unknown, number]> = [[root, 0]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
+  const values: unknown[] = [root];
+  const depths: number[] = [0];
+  let seen = 0;
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = depths.pop() as number;
+    if (++seen > MAX_JSON_VALUES) {
+      throw new OnejobError(
+        'payload_too_many_values',
+        `${where} holds more than ${MAX_JSON_VALUES} values (strings, numbers, keys, arrays, objects).`,
+      );
+    }
     if (typeof value === 'string') refuseString(value, where);
     else if (typeof value === 'number') {
       if (!Number.isFinite(value))
@@ -36,12 +54,20 @@ export function checkJsonValue(root: unknown, where: string): void {
       if (depth >= MAX_JSON_DEPTH) {
         throw new OnejobError('request_invalid', `${where} is nested deeper than ${MAX_JSON_DEPTH} levels.`);
       }
-      if (Array.isArray(value)) for (const item of value) stack.push([item, depth + 1]);
-      else
-        for (const [key, item] of Object.entries(value)) {
-          refuseString(key, where);
-          stack.push([item, depth + 1]);
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          values.push(value[i]);
+          depths.push(depth + 1);
         }
+      } else {
+        for (const key in value) {
+          if (!Object.hasOwn(value, key)) continue;
+          seen++;
+          refuseString(key, where);
+          values.push((value as Record<string, unknown>)[key]);
+          depths.push(depth + 1);
+        }
+      }
     }
   }
 }

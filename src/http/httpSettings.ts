@@ -11,7 +11,11 @@ export const HTTP_DEFAULTS = {
   // the side that closes a connection the balancer is about to reuse.
   keepAliveTimeoutMs: 72_000,
   maxWaitsPerOwner: 100,
-  maxListBytes: 4 * 1024 * 1024,
+  // A page is serialised on the event loop every other owner shares: a megabyte at a time
+  // keeps each such stretch short.
+  maxListBytes: 1024 * 1024,
+  // Pages of GET /v1/jobs one owner may have in flight at once: past it, 429 at once.
+  maxListsPerOwner: 4,
 } as const satisfies Required<HttpConfig>;
 
 /**
@@ -24,6 +28,8 @@ export const LIMIT_DEFAULTS = {
   requestBurst: 5000,
   jobsPerSecond: 200,
   jobBurst: 2000,
+  authFailuresPerSecond: 1,
+  authFailureBurst: 30,
 } as const satisfies Required<LimitsConfig>;
 
 export type HttpSettings = { -readonly [K in keyof typeof HTTP_DEFAULTS]: number };

@@ -3,6 +3,7 @@ import type { OnejobConfig, ProviderConfig } from '../config/types.js';
 import { createAnthropicProvider } from './anthropicProvider.js';
 import { createHttpProvider } from './httpProvider.js';
 import { createOpenAiProvider } from './openaiProvider.js';
+import { configuredSecrets, scrubbedProvider } from './scrubProviderAnswers.js';
 import { createSimulatedProvider } from './simulatedProvider.js';
 import type { Provider } from './types.js';
 
@@ -26,15 +27,20 @@ export const providerFactories = new Map<string, ProviderFactory>([
   ],
 ]);
 
-/** The providers of one configuration, by name. */
+/**
+ * The providers of one configuration, by name. Each one's answers are scrubbed of the
+ * configured secrets (src/providers/scrubProviderAnswers.ts) before the engine sees them.
+ */
 export class ProviderRegistry {
   private readonly byName = new Map<string, Provider>();
+  private readonly secrets: string[];
 
   constructor(config: OnejobConfig, env: NodeJS.ProcessEnv = process.env) {
+    this.secrets = configuredSecrets(config, env);
     for (const [name, provider] of Object.entries(config.providers)) {
       const factory = providerFactories.get(provider.kind);
       // A kind without a factory stays absent; the worker fails its attempts with a clear error.
-      if (factory) this.byName.set(name, factory(name, provider, env));
+      if (factory) this.byName.set(name, scrubbedProvider(factory(name, provider, env), this.secrets));
     }
   }
 
@@ -45,7 +51,7 @@ export class ProviderRegistry {
 
   /** Replaces or adds a provider (tests and library users with their own adapters). */
   set(provider: Provider): void {
-    this.byName.set(provider.name, provider);
+    this.byName.set(provider.name, scrubbedProvider(provider, this.secrets));
   }
 
   names(): string[] {

@@ -14,6 +14,10 @@ import { buildServer } from '../http/buildServer.js';
 import type { AnyCodeOperation } from '../library/defineOperation.js';
 import { BACKGROUND_ROLES, type BackgroundRole } from '../library/startRoles.js';
 import { createLogger } from '../observability/createLogger.js';
+import { checkServiceEnv } from './checkServiceEnv.js';
+import { StartupError } from './StartupError.js';
+
+export { StartupError };
 
 /** The roles `onejob serve --role` accepts: the HTTP API and the background roles. */
 export type Role = 'api' | BackgroundRole;
@@ -49,10 +53,6 @@ export interface RunningService {
 /** Requests still open this long after shutdown began (long-polls) are cut. */
 const HTTP_DRAIN_MS = 5_000;
 
-export class StartupError extends Error {
-  override name = 'StartupError';
-}
-
 /**
  * Starts onejob as a service: database (external or embedded), migrations, the engine,
  * and the requested roles. `onejob serve` and the tests both start it this way.
@@ -62,14 +62,15 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const roles = options.roles ?? ['api', 'worker', 'relay'];
   const home = resolve(options.homeDir ?? '.onejob');
   const logger = options.logger ?? createLogger(env.LOG_LEVEL);
+  const settings = checkServiceEnv(env, (message) => logger.warn(message));
   const config = await loadConfig(options.configPath ?? env.ONEJOB_CONFIG, env);
 
   let embedded: EmbeddedDatabase | undefined;
   let connectionString = env.DATABASE_URL;
   let token: string | undefined;
   let apiKeys: ApiKeys;
-  if (env.ONEJOB_API_KEYS) {
-    apiKeys = ApiKeys.parse(env.ONEJOB_API_KEYS, (message) => logger.warn(message));
+  if (settings.apiKeys) {
+    apiKeys = settings.apiKeys;
   } else if (connectionString) {
     throw new StartupError(
       'ONEJOB_API_KEYS is not set. With an external DATABASE_URL onejob will not invent credentials: ' +
@@ -106,14 +107,10 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     if (roles.includes('api')) {
       app = await buildServer(onejob, {
         apiKeys,
-        adminToken: env.ONEJOB_ADMIN_TOKEN || undefined,
-        metricsToken: env.ONEJOB_METRICS_TOKEN || undefined,
+        adminToken: settings.adminToken,
+        metricsToken: settings.metricsToken,
       });
-      const port = env.PORT === undefined ? 8080 : Number.parseInt(env.PORT, 10);
-      const host = env.HOST ?? '127.0.0.1';
-      if (!Number.isInteger(port) || port < 0 || port > 65535)
-        throw new StartupError(`PORT "${env.PORT}" is not a port number`);
-      const address = await app.listen({ port, host });
+      const address = await app.listen({ port: settings.port, host: settings.host });
       url = address.replace('[::1]', 'localhost');
       const started = app;
       stops.push(async () => {

@@ -1,10 +1,12 @@
 // Strict ISO 8601 instants, checked before any SQL. `new Date()` rolls 2025-02-30 over to
 // March 2 and PostgreSQL refuses it (SQLSTATE 22008); both are wrong answers to a caller
 // who made a typo. Only real calendar dates with an explicit offset pass: without an
-// offset PostgreSQL would read the instant in the session time zone.
+// offset PostgreSQL would read the instant in the session time zone. At most six
+// fractional digits: PostgreSQL keeps microseconds and rounds the rest, so
+// 9999-12-31T23:59:59.9999999Z would come back as year 10000, which no caller could send back.
 
 const INSTANT =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|([+-])(\d{2})(?::?(\d{2}))?)$/i;
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,6})?)?(Z|([+-])(\d{2})(?::?(\d{2}))?)$/i;
 
 // Date.UTC maps years 0-99 to 1900-1999, so dates are built with setUTCFullYear.
 function utcDate(year: number, monthIndex: number, day: number): Date {
@@ -19,7 +21,7 @@ const MAX_MS = utcDate(10000, 0, 1).getTime() - 1;
 
 /**
  * The instant `value` names, or undefined when it is not a real ISO 8601 date-time with a
- * time zone (Z or ±hh:mm) between years 0001 and 9999 UTC.
+ * time zone (Z or ±hh:mm), at most microseconds, between years 0001 and 9999 UTC.
  */
 export function parseInstant(value: string): Date | undefined {
   const m = INSTANT.exec(value);

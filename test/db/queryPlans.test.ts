@@ -138,6 +138,9 @@ describe('batch statements planned on empty tables', () => {
   it("the owner's listing still reads the listing index, newest first", async () => {
     const plan = await genericPlan('list_jobs', LIST_SQL);
     expect(plan).toMatch(/Index Scan using jobs_owner_newest on jobs/);
+    // The jobs that fit the page are read in full one by one through the primary key.
+    expect(plan).toMatch(/Index Scan using jobs_pkey on jobs/);
+    expect(plan).not.toMatch(/Seq Scan on (jobs|attempts)/);
   });
 
   it("the claim checks each picked job's live attempts instead of reading every attempt", async () => {

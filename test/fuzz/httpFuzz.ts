@@ -7,9 +7,13 @@
 // request answered 4xx writes nothing (the row counts of every onejob table are compared
 // around each one). Requests run one at a time so each change of a count is attributed
 // to exactly one request; nothing else writes (no worker or relay runs).
+//
+// Tenant-safety shapes ride along: list pages over big jobs, dashboard job streams (and a
+// burst of many at once before the sequential run), bodies of very many small values, and
+// inbox bodies of raw bytes that are not UTF-8, signed over those bytes.
+import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import type pg from 'pg';
-import { Webhook } from 'standardwebhooks';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
 import type { OnejobConfig } from '../../src/config/types.js';
 
@@ -43,6 +47,8 @@ export interface FuzzContext {
   otherToken: string;
   adminToken: string;
   jobId: string;
+  /** A cancelled job: its stream sends it once and ends. */
+  finishedJobId: string;
   transferId: string;
   account: string;
 }
@@ -53,7 +59,8 @@ export interface FuzzRequest {
   method: string;
   path: string;
   headers: Record<string, string>;
-  body?: string;
+  /** Text, or raw bytes (inbox bodies that are not UTF-8). */
+  body?: string | Uint8Array;
 }
 
 export interface FuzzReport {
@@ -65,6 +72,8 @@ export interface FuzzReport {
   serverErrors: number;
   dropped: number;
   refusedThatWrote: number;
+  /** The burst of concurrent dashboard streams on one live job: answers by status. */
+  streams: Record<string, number>;
   /** The first few offending requests, for the failure message. */
   failures: string[];
 }
@@ -144,6 +153,10 @@ const rawBody = fc.oneof(
     '{"constructor":{"prototype":{}}}',
   ),
   fc.integer({ min: 100, max: 20_000 }).map((d) => `${'{"a":'.repeat(d)}1${'}'.repeat(d)}`),
+  // Wide and flat: up to 200,000 small values in under 1 MiB (refused past 100,000).
+  fc
+    .integer({ min: 50_000, max: 200_000 })
+    .map((n) => `{"operation":"charge","input":{"amount":1,"list":[${'0,'.repeat(n - 1)}0]}}`),
   // Just over the 1 MiB body limit: refused with 413 without dropping the connection.
   fc.integer({ min: 1, max: 4096 }).map((n) => `{"input":{"pad":"${'x'.repeat(1024 * 1024 + n)}"}}`),
 );
@@ -326,6 +339,23 @@ const ROUTES: RouteSpec[] = [
     path: () => segment('1').map((s) => `/v1/outbox/dead-letters/${s}/replay`),
     body: ['publisher'],
   },
+  // Pages over the seeded big jobs: the byte cap ends them in the query.
+  {
+    name: 'GET /v1/jobs (big rows)',
+    method: 'GET',
+    path: () =>
+      fc.constantFrom('/v1/jobs?limit=200', '/v1/jobs?limit=200&operation=charge', '/v1/jobs?limit=1'),
+  },
+  {
+    name: 'GET /v1/dashboard/jobs/:param/stream',
+    method: 'GET',
+    path: (c) => segment(c.finishedJobId).map((s) => `/v1/dashboard/jobs/${s}/stream`),
+  },
+  {
+    name: 'POST /v1/inbox/:param (raw bytes)',
+    method: 'POST',
+    path: () => fc.constant('/v1/inbox/payments'),
+  },
   { name: 'GET /v1/providers', method: 'GET', path: fixed('/v1/providers') },
   {
     name: 'POST /v1/providers/:param/verify',
@@ -401,6 +431,52 @@ function headersFor(c: FuzzContext, route: string) {
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'];
 
+// JSON around bytes that are not UTF-8 (0x80-0xFF alone, overlong forms), or bytes alone.
+const rawBytes: fc.Arbitrary<Uint8Array> = fc.oneof(
+  fc
+    .uint8Array({ minLength: 1, maxLength: 16 })
+    .map((junk) =>
+      Buffer.concat([
+        Buffer.from('{"amount": 3, "note": "'),
+        Buffer.from(junk.map((b) => 0x80 | b)),
+        Buffer.from('"}'),
+      ]),
+    ),
+  fc.uint8Array({ maxLength: 64 }),
+  fc.constant(Buffer.from([0xc0, 0xaf, 0xed, 0xa0, 0x80, 0xff])),
+);
+
+/** Standard Webhooks signature over the raw bytes, as a sender computes it. */
+function signDelivery(id: string, seconds: number, body: string | Uint8Array): string {
+  const key = Buffer.from(FUZZ_SECRET.replace(/^whsec_/, ''), 'base64');
+  const mac = createHmac('sha256', key).update(`${id}.${seconds}.`).update(body).digest('base64');
+  return `v1,${mac}`;
+}
+
+/** Opens `count` dashboard streams on one live job at once; answers by status, then closes them all. */
+async function streamBurst(url: string, c: FuzzContext, count: number): Promise<Record<string, number>> {
+  const stop = new AbortController();
+  const statuses: Record<string, number> = {};
+  await Promise.all(
+    Array.from({ length: count }, async () => {
+      let status: string;
+      try {
+        const res = await fetch(`${url}/v1/dashboard/jobs/${c.jobId}/stream`, {
+          headers: { authorization: `Bearer ${c.ownerToken}` },
+          signal: stop.signal,
+        });
+        status = String(res.status);
+        if (res.status !== 200) await res.arrayBuffer();
+      } catch (error) {
+        status = `dropped ${(error as { cause?: { code?: string } }).cause?.code ?? error}`;
+      }
+      statuses[status] = (statuses[status] ?? 0) + 1;
+    }),
+  );
+  stop.abort();
+  return statuses;
+}
+
 /** The request generator over every route. */
 export function fuzzRequest(c: FuzzContext): fc.Arbitrary<FuzzRequest & { sign: boolean }> {
   // Routes with a body have more to get wrong: they get more of the requests.
@@ -417,12 +493,17 @@ export function fuzzRequest(c: FuzzContext): fc.Arbitrary<FuzzRequest & { sign: 
       headers: headersFor(c, route.name).map((h) =>
         Object.fromEntries(Object.entries(h).filter((e): e is [string, string] => e[1] !== undefined)),
       ),
-      body: fc.oneof(
-        { weight: 3, arbitrary: bodyWith(route.body ?? ['input', 'amount', 'text']) },
-        { weight: 4, arbitrary: nearlyValid(VALID_BODIES[(route.body ?? []).join(',')] ?? (() => ({}))) },
-        { weight: 2, arbitrary: rawBody },
-        { weight: 1, arbitrary: fc.constant(undefined) },
-      ),
+      body: route.name.endsWith('(raw bytes)')
+        ? rawBytes
+        : fc.oneof(
+            { weight: 3, arbitrary: bodyWith(route.body ?? ['input', 'amount', 'text']) },
+            {
+              weight: 4,
+              arbitrary: nearlyValid(VALID_BODIES[(route.body ?? []).join(',')] ?? (() => ({}))),
+            },
+            { weight: 2, arbitrary: rawBody },
+            { weight: 1, arbitrary: fc.constant(undefined) },
+          ),
       sign: fc.boolean(),
       route: fc.constant(route.name),
     }),
@@ -445,6 +526,8 @@ export async function runFuzz(options: {
   context: FuzzContext;
   seed: number;
   requests: number;
+  /** Concurrent dashboard streams opened before the run. Default 150. */
+  streams?: number;
   onProgress?: (done: number) => void;
 }): Promise<FuzzReport> {
   const report: FuzzReport = {
@@ -455,10 +538,17 @@ export async function runFuzz(options: {
     serverErrors: 0,
     dropped: 0,
     refusedThatWrote: 0,
+    streams: {},
     failures: [],
   };
+  // More streams than one owner may hold (maxWaitsPerOwner, 100 by default): the rest are 429s.
+  report.streams = await streamBurst(options.url, options.context, options.streams ?? 150);
+  for (const [status, n] of Object.entries(report.streams)) {
+    if (status === '200' || status === '429') continue;
+    report.serverErrors += n;
+    report.failures.push(`stream burst: ${n} × ${status}`);
+  }
   const counts = await countRows(options.pool);
-  const webhook = new Webhook(FUZZ_SECRET);
   const generated = fc.sample(fuzzRequest(options.context), {
     seed: options.seed,
     numRuns: options.requests,
@@ -470,14 +560,19 @@ export async function runFuzz(options: {
     // Half the inbox deliveries carry a valid signature, so the checks behind it are reached.
     if (r.sign && r.path.startsWith('/v1/inbox/') && body !== undefined) {
       const id = headers['webhook-id'] ?? 'evt';
-      const at = new Date();
-      headers['webhook-timestamp'] = String(Math.floor(at.getTime() / 1000));
-      headers['webhook-signature'] = webhook.sign(id, at, body);
+      const seconds = Math.floor(Date.now() / 1000);
+      headers['webhook-timestamp'] = String(seconds);
+      headers['webhook-signature'] = signDelivery(id, seconds, body);
     }
-    const describe = `#${i} ${r.method} ${r.path.slice(0, 200)} ${JSON.stringify(headers).slice(0, 200)} ${String(body).slice(0, 200)}`;
+    const shown = typeof body === 'string' ? body : body && Buffer.from(body).toString('hex');
+    const describe = `#${i} ${r.method} ${r.path.slice(0, 200)} ${JSON.stringify(headers).slice(0, 200)} ${String(shown).slice(0, 200)}`;
     let status: number;
     try {
-      const res = await fetch(options.url + r.path, { method: r.method, headers, body });
+      const res = await fetch(options.url + r.path, {
+        method: r.method,
+        headers,
+        body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body),
+      });
       await res.arrayBuffer();
       status = res.status;
     } catch (error) {
@@ -527,6 +622,19 @@ export async function seedFuzzContext(
     { operation: 'charge', input: { amount: 5 } },
     { 'idempotency-key': 'fuzz-seed' },
   );
+  const finished = await post(
+    '/v1/jobs',
+    { operation: 'charge', input: { amount: 6 } },
+    { 'idempotency-key': 'fuzz-seed-finished' },
+  );
+  await post(`/v1/jobs/${finished.id}/cancel`, {});
+  // Big rows for the list pages: 12 jobs of about 300 kB each.
+  for (let i = 0; i < 12; i++)
+    await post(
+      '/v1/jobs',
+      { operation: 'charge', input: { amount: 1, pad: 'x'.repeat(300_000) } },
+      { 'idempotency-key': `fuzz-seed-big-${i}` },
+    );
   await post('/v1/ledger/transfers', {
     id: 'fuzz-seed-transfer',
     debitAccount: 'wallet:fuzz',
@@ -534,5 +642,11 @@ export async function seedFuzzContext(
     amount: 100,
     currency: 'USD',
   });
-  return { ...tokens, jobId: job.id, transferId: 'fuzz-seed-transfer', account: 'wallet:fuzz' };
+  return {
+    ...tokens,
+    jobId: job.id,
+    finishedJobId: finished.id,
+    transferId: 'fuzz-seed-transfer',
+    account: 'wallet:fuzz',
+  };
 }

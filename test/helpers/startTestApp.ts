@@ -11,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from './testDatabase.js';
 
 export const OWNER_A = { token: 'token-a', owner: 'owner-a' };
 export const OWNER_B = { token: 'token-b', owner: 'owner-b' };
-export const ADMIN_TOKEN = 'admin-secret';
+export const ADMIN_TOKEN = 'admin-secret-for-tests';
 
 export interface TestApp {
   url: string;

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { cliClient } from '../clientConfig.js';
 import { formatTable, printJson } from '../formatTable.js';
+import { printText } from '../terminalText.js';
 
 interface InboxEvent {
   source: string;
@@ -38,7 +39,7 @@ export function inboxCommand(program: Command) {
         e.differingPayloads,
         e.lastReceivedAt,
       ]);
-      process.stdout.write(
+      printText(
         `${formatTable(['first received', 'source', 'event id', 'job', 'deliveries', 'differing bodies', 'last received'], rows)}\n`,
       );
     });

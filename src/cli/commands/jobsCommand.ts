@@ -4,6 +4,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { JOB_STATES, type JobState, isJobState, newIntentKey } from '../../client/index.js';
 import { cliClient, clientConfig } from '../clientConfig.js';
 import { formatTable, printJson, shortTime } from '../formatTable.js';
+import { printText } from '../terminalText.js';
 import { formatJob, formatJobList } from './jobsFormat.js';
 
 function positiveInt(value: string): number {
@@ -63,10 +64,10 @@ export function jobsCommand(program: Command) {
           ? await client.jobs.wait(job.id, { timeoutMs: o.wait === true ? 60_000 : positiveInt(o.wait) })
           : job;
         if (o.json) return printJson(final);
-        process.stdout.write(
+        printText(
           `${formatJob(final, replayed ? 'replayed: this key already named this job' : 'created')}\n`,
         );
-        process.stdout.write(`\nopen ${clientConfig().url}/#/jobs/${job.id}\n`);
+        printText(`\nopen ${clientConfig().url}/#/jobs/${job.id}\n`);
       },
     );
 
@@ -78,7 +79,7 @@ export function jobsCommand(program: Command) {
     .action(async (id: string, o: { json?: boolean }) => {
       const job = await cliClient().jobs.get(id);
       if (o.json) return printJson(job);
-      process.stdout.write(`${formatJob(job)}\n`);
+      printText(`${formatJob(job)}\n`);
     });
 
   jobs
@@ -109,8 +110,8 @@ export function jobsCommand(program: Command) {
           cursor: o.cursor,
         });
         if (o.json) return printJson(page);
-        process.stdout.write(`${formatJobList(page.items)}\n`);
-        if (page.nextCursor) process.stdout.write(`\nmore: onejob jobs list --cursor ${page.nextCursor}\n`);
+        printText(`${formatJobList(page.items)}\n`);
+        if (page.nextCursor) printText(`\nmore: onejob jobs list --cursor ${page.nextCursor}\n`);
       },
     );
 
@@ -123,7 +124,7 @@ export function jobsCommand(program: Command) {
     .action(async (id: string, o: { timeout: number; json?: boolean }) => {
       const job = await cliClient().jobs.wait(id, { timeoutMs: o.timeout });
       if (o.json) return printJson(job);
-      process.stdout.write(`${formatJob(job)}\n`);
+      printText(`${formatJob(job)}\n`);
     });
 
   jobs
@@ -135,7 +136,7 @@ export function jobsCommand(program: Command) {
     .action(async (id: string, o: { provider?: string; json?: boolean }) => {
       const attempt = await cliClient().jobs.retry(id, { provider: o.provider });
       if (o.json) return printJson(attempt);
-      process.stdout.write(
+      printText(
         `${formatTable(['N', 'PROVIDER', 'STATE', 'STARTED'], [[attempt.n, attempt.provider, attempt.state, shortTime(attempt.startedAt)]])}\n`,
       );
     });
@@ -154,7 +155,7 @@ export function jobsCommand(program: Command) {
       const client = cliClient();
       const answer = await client.jobs.abandon(id, n, o.reason);
       if (o.json) return printJson(answer);
-      process.stdout.write(`attempt ${n} abandoned\n\n${formatJob(await client.jobs.get(id))}\n`);
+      printText(`attempt ${n} abandoned\n\n${formatJob(await client.jobs.get(id))}\n`);
     });
 
   jobs
@@ -165,6 +166,6 @@ export function jobsCommand(program: Command) {
     .action(async (id: string, o: { json?: boolean }) => {
       const job = await cliClient().jobs.cancel(id);
       if (o.json) return printJson(job);
-      process.stdout.write(`${formatJob(job, 'cancelled')}\n`);
+      printText(`${formatJob(job, 'cancelled')}\n`);
     });
 }

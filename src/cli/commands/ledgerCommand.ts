@@ -5,6 +5,7 @@ import type { EntryPage } from '../../ledger/listEntries.js';
 import { cliClient } from '../clientConfig.js';
 import { formatTable, printJson } from '../formatTable.js';
 import { parseTimeOrAgo } from '../parseTime.js';
+import { printText } from '../terminalText.js';
 
 interface LedgerOptions {
   asOf?: string;
@@ -39,7 +40,7 @@ export function ledgerCommand(program: Command) {
         query: { asOf: asOfOf(opts) },
       });
       if (opts.json) return printJson(balance);
-      process.stdout.write(
+      printText(
         `${formatTable(
           ['account', 'currency', 'balance', 'debits', 'credits', 'as of'],
           [
@@ -77,10 +78,10 @@ export function ledgerCommand(program: Command) {
         e.reverses ? `reverses ${e.reverses}` : e.reversedBy ? `reversed by ${e.reversedBy}` : '',
         e.reason ?? e.reference,
       ]);
-      process.stdout.write(`${page.account} (${page.currency}) as of ${page.asOf}\n`);
-      process.stdout.write(
+      printText(`${page.account} (${page.currency}) as of ${page.asOf}\n`);
+      printText(
         `${formatTable(['recorded', 'transfer', 'side', 'amount', 'counterparty', 'link', 'reason/reference'], rows)}\n`,
       );
-      if (page.nextCursor) process.stdout.write(`(more entries: raise --limit)\n`);
+      if (page.nextCursor) printText(`(more entries: raise --limit)\n`);
     });
 }

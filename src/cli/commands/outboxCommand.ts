@@ -2,8 +2,9 @@
 // the server's operator routes (ONEJOB_ADMIN_TOKEN).
 import type { Command } from 'commander';
 import { cliClient } from '../clientConfig.js';
+import { escapeControls, printText, terminalJson } from '../terminalText.js';
 
-const print = (text: string) => void process.stdout.write(`${text}\n`);
+const print = (text: string) => printText(`${text}\n`);
 
 interface Backlog {
   publishers: { publisher: string; kind: string; pending: number; dead: number; oldestAgeSeconds: number }[];
@@ -36,7 +37,7 @@ export function outboxCommand(program: Command) {
         'GET',
         '/v1/outbox/backlog',
       );
-      if (opts.json) return print(JSON.stringify(publishers, null, 2));
+      if (opts.json) return print(terminalJson(publishers));
       if (publishers.length === 0) return print('no publisher has run yet');
       print('PUBLISHER            KIND      PENDING   DEAD  OLDEST PENDING');
       for (const b of publishers) {
@@ -61,13 +62,13 @@ export function outboxCommand(program: Command) {
           query: { publisher: opts.publisher, limit: opts.limit, cursor: opts.cursor },
         },
       );
-      if (opts.json) return print(JSON.stringify(page, null, 2));
+      if (opts.json) return print(terminalJson(page));
       if (page.items.length === 0) return print('no dead letters');
       for (const d of page.items) {
         print(
           `${d.eventId}  ${d.publisher}  ${d.type}  subject=${d.subject}  tries=${d.attempts}  dead at ${d.deadAt}`,
         );
-        if (d.lastError) print(`    last error: ${d.lastError}`);
+        if (d.lastError) print(`    last error: ${escapeControls(d.lastError)}`);
       }
       if (page.nextCursor) print(`more: --cursor ${page.nextCursor}`);
     });

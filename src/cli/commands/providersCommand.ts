@@ -6,6 +6,7 @@ import type { ProviderStatus } from '../../providers/verification/providerStatus
 import type { VerificationReport } from '../../providers/verification/verifyProvider.js';
 import { cliClient } from '../clientConfig.js';
 import { formatTable, printJson, shortTime } from '../formatTable.js';
+import { printText, terminalJson } from '../terminalText.js';
 import { formatReport } from './providersFormat.js';
 
 export function providersCommand(program: Command) {
@@ -32,7 +33,7 @@ export function providersCommand(program: Command) {
           shortTime(o.lastVerification?.finishedAt),
         ]),
       );
-      process.stdout.write(
+      printText(
         `${formatTable(['provider', 'kind', 'model', 'operation', 'role', 'status', 'failover', 'last verified'], rows)}\n`,
       );
     });
@@ -49,8 +50,8 @@ export function providersCommand(program: Command) {
         provider,
         opts.operation,
       )) as VerificationReport;
-      const text = opts.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report);
+      const text = opts.json ? `${terminalJson(report)}\n` : formatReport(report);
       // Exit explicitly (once the output is flushed): a library's exit hook must not turn a failure into 0.
-      process.stdout.write(text, () => process.exit(report.passed ? 0 : 1));
+      printText(text, () => process.exit(report.passed ? 0 : 1));
     });
 }

@@ -27,6 +27,14 @@ export class TokenBuckets {
     return Math.max(1, Math.ceil((1 - bucket.tokens) / this.rate));
   }
 
+  /** Seconds until `key` has a token (0: it has one now), without taking it. */
+  wait(key: string): number {
+    const bucket = this.buckets.get(key);
+    if (!bucket) return 0;
+    const tokens = Math.min(this.burst, bucket.tokens + ((this.now() - bucket.at) / 1000) * this.rate);
+    return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / this.rate));
+  }
+
   // A bucket that has refilled holds no information: drop it so idle owners cost no memory.
   private sweep(now: number): void {
     for (const [key, b] of this.buckets) {

@@ -17,6 +17,8 @@ export interface JobsRoutesOptions {
   /** Per-owner job-creation bucket; undefined when limits are off. */
   jobBuckets: TokenBuckets | undefined;
   waitSlots: WaitSlots;
+  /** Pages of the job list each owner may have in flight at once. */
+  listSlots: WaitSlots;
   maxListBytes: number;
 }
 
@@ -36,7 +38,7 @@ function idempotencyKeyOf(request: FastifyRequest): string {
 
 export async function jobsRoutes(
   app: FastifyInstance,
-  { onejob, jobBuckets, waitSlots, maxListBytes }: JobsRoutesOptions,
+  { onejob, jobBuckets, waitSlots, listSlots, maxListBytes }: JobsRoutesOptions,
 ) {
   app.post<{ Body: { operation: string; input: Record<string, unknown> } }>(
     '/v1/jobs',
@@ -68,22 +70,23 @@ export async function jobsRoutes(
           401: problemResponse('Missing or invalid token'),
           409: problemResponse('The key was used with a different body (idempotency_key_reused)'),
           429: problemResponse("The owner's job-creation limit is reached (rate_limited, with Retry-After)"),
-          413: problemResponse('Body over 1 MiB'),
+          413: problemResponse('Body over 1 MiB, or holding more than 100,000 values'),
           422: problemResponse('Unknown operation, or input failing the operation input schema'),
           503: problemResponse('Database unavailable; retry with the same key'),
         },
       },
-      // The key is checked before the body, so a keyless request is told what it lacks first.
-      preValidation: async (request) => {
+      // Before the body is even read: a keyless request is told what it lacks first, and an
+      // owner past its bucket costs no parsing or checking of up to 1 MiB of JSON. A replay
+      // of an existing key costs a token too: the bucket bounds the owner's creation
+      // requests, which is what reaches the database.
+      onRequest: async (request) => {
         idempotencyKeyOf(request);
+        const retryAfter = jobBuckets?.take(ownerOf(request)) ?? 0;
+        if (retryAfter > 0) throw rateLimited(retryAfter, 'job creations');
       },
     },
     async (request, reply) => {
       const idempotencyKey = idempotencyKeyOf(request);
-      // A replay of an existing key costs a token too: the bucket bounds the owner's
-      // creation requests, which is what reaches the database.
-      const retryAfter = jobBuckets?.take(ownerOf(request)) ?? 0;
-      if (retryAfter > 0) throw rateLimited(retryAfter, 'job creations');
       const { job, replayed } = await onejob.jobs.create({
         ownerId: ownerOf(request),
         idempotencyKey,
@@ -164,9 +167,20 @@ export async function jobsRoutes(
               nextCursor: { type: ['string', 'null'] },
             },
           },
+          429: problemResponse("The owner's concurrent job lists are at http.maxListsPerOwner"),
         },
       },
     },
-    async (request) => onejob.jobs.list(ownerOf(request), { ...request.query, maxBytes: maxListBytes }),
+    async (request) => {
+      // Pages of big jobs cost the server CPU and memory for each megabyte: one owner's
+      // many concurrent pages would hold up everyone else's requests.
+      const owner = ownerOf(request);
+      if (!listSlots.tryTake(owner)) throw rateLimited(1, 'concurrent job lists');
+      try {
+        return await onejob.jobs.list(owner, { ...request.query, maxBytes: maxListBytes });
+      } finally {
+        listSlots.release(owner);
+      }
+    },
   );
 }

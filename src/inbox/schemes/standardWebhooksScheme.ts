@@ -1,9 +1,11 @@
 // Standard Webhooks (https://www.standardwebhooks.com): HMAC-SHA256 over
 // "<webhook-id>.<webhook-timestamp>.<body>", sent as "v1,<base64>" in webhook-signature
-// (several space-separated signatures while a secret rotates).
+// (several space-separated signatures while a secret rotates). The body part is the raw
+// bytes as received, never a decoding of them: a body that is not valid UTF-8 must verify
+// exactly when its bytes were signed.
 import { timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { headerValue, requireFresh, requireStrongSecret, signatureInvalid } from './signatureChecks.js';
+import { headerValue, hmac, requireFresh, requireStrongSecret, signatureInvalid } from './signatureChecks.js';
 import type { SignatureScheme } from './signatureScheme.js';
 
 export const standardWebhooksScheme: SignatureScheme = {
@@ -12,9 +14,9 @@ export const standardWebhooksScheme: SignatureScheme = {
   signedHeaders: ['webhook-id'],
   settings: ['toleranceSeconds'],
   verifier(secret, options) {
-    // Decodes the whsec_ base64 secret now, so a bad secret stops the server at start.
-    const webhook = new Webhook(secret);
-    requireStrongSecret(Buffer.from(secret.replace(/^whsec_/, ''), 'base64'));
+    // The package decodes the whsec_ base64 secret now, so a bad secret stops the server at start.
+    new Webhook(secret);
+    const key = requireStrongSecret(Buffer.from(secret.replace(/^whsec_/, ''), 'base64'));
     return {
       verify(delivery, now) {
         const id = headerValue(delivery, 'webhook-id');
@@ -27,12 +29,12 @@ export const standardWebhooksScheme: SignatureScheme = {
         }
         if (!/^\d{1,15}$/.test(timestamp))
           throw signatureInvalid('webhook-timestamp must be whole seconds since the epoch.');
-        // The package's own verify() has a fixed five-minute window; the source's tolerance
-        // is checked here and the package computes the signature.
+        // The package's verify() has a fixed five-minute window and signs a string (a body
+        // that is not UTF-8 would be decoded lossily first): both are done here instead.
         const seconds = Number(timestamp);
         requireFresh(seconds, now, options.toleranceSeconds, 'webhook-timestamp');
         const expected = Buffer.from(
-          webhook.sign(id, new Date(seconds * 1000), delivery.rawBody).split(',')[1] ?? '',
+          hmac('sha256', key, `${id}.${timestamp}.`, delivery.rawBody).toString('base64'),
         );
         for (const versioned of signatures.split(' ')) {
           const [version, signature] = versioned.split(',');

@@ -31,6 +31,22 @@ export function webhookSecretProblem(secret: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Why `url` cannot receive webhooks, or undefined when it can. fetch refuses a URL with
+ * `user:password@` on every delivery, so such a URL would only dead-letter every event.
+ */
+export function webhookUrlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is not a URL';
+  }
+  if (parsed.username || parsed.password)
+    return 'holds user:password@, which no delivery can send; put credentials in `headers` instead';
+  return undefined;
+}
+
 /** Network errors that prove the endpoint was not reached: nothing about the event. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { OperationConfig, ProviderConfig } from '../../config/types.js';
+import { redactUrl } from '../../observability/redactUrl.js';
 
 export interface ContractParts {
   prompt: OperationConfig['prompt'] | null;
@@ -13,10 +14,19 @@ export interface ContractParts {
   model: string | null;
 }
 
+/** What the contract is tied to; an http provider's full URL, so only ever hashed, never shown. */
 export function modelOf(provider: ProviderConfig): string | null {
   if (provider.kind === 'openai-compatible' || provider.kind === 'anthropic') return provider.model;
   if (provider.kind === 'http') return provider.url;
   return null;
+}
+
+/**
+ * The model as tenants, reports and logs see it: an http provider's URL may carry
+ * `user:password@` or `?apikey=`, so it is shown as scheme, host and port only.
+ */
+export function shownModelOf(provider: ProviderConfig): string | null {
+  return provider.kind === 'http' ? redactUrl(provider.url) : modelOf(provider);
 }
 
 export function contractParts(operation: OperationConfig, provider: ProviderConfig): ContractParts {

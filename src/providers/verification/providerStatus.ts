@@ -1,6 +1,6 @@
 // The providers × operations matrix behind GET /v1/providers and `onejob providers list`.
 import type { EngineDeps, GateDeps } from '../../engine/engineDeps.js';
-import { contractHash, modelOf } from './contractHash.js';
+import { contractHash, shownModelOf } from './contractHash.js';
 import { latestVerifications } from './verificationStore.js';
 
 export type VerificationStatus = 'verified' | 'stale' | 'failed' | 'never';
@@ -52,7 +52,7 @@ export async function providerStatuses(
   return Object.entries(onejob.config.providers).map(([name, config]) => ({
     name,
     kind: config.kind,
-    model: modelOf(config),
+    model: shownModelOf(config),
     operations: pairs
       .filter((p) => p.provider === name)
       .map((p) => {

@@ -13,7 +13,7 @@ import { type ContractViolation, checkOutputValue, describeViolations } from '..
 import { checkTokenizer } from '../inference/checkTokenizer.js';
 import { PromptRenderError, renderPrompt } from '../inference/renderPrompt.js';
 import type { Provider, ProviderOutcome } from '../types.js';
-import { contractHash, modelOf } from './contractHash.js';
+import { contractHash, shownModelOf } from './contractHash.js';
 import { recordVerification } from './verificationStore.js';
 
 export type CheckName = 'output_contract' | 'tokenizer' | 'round_trip';
@@ -248,7 +248,7 @@ export async function verifyProvider(
     id,
     provider: providerName,
     operation: operationName,
-    model: modelOf(providerConfig),
+    model: shownModelOf(providerConfig),
     contractHash: hash,
     temperature,
     passed,
