@@ -23,9 +23,11 @@ function show(title, ...content) {
 
 /** Replaces the view without moving focus or announcing it: for live updates and refreshes. */
 function render(title, content) {
+  // Flattened all the way: a view's content is a list that may hold sections (a heading
+  // with its body) as lists of their own, and show() adds one more level.
   main.replaceChildren(
     h('h2', {}, title),
-    ...content.flat().filter((c) => c !== null && c !== undefined && c !== false),
+    ...content.flat(Number.POSITIVE_INFINITY).filter((c) => c !== null && c !== undefined && c !== false),
   );
   document.title = `${title} · onejob`;
 }
