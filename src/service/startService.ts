@@ -8,6 +8,7 @@ import { type EmbeddedDatabase, startEmbedded } from '../db/startEmbedded.js';
 import { warnIfAutovacuumOff } from '../db/warnIfAutovacuumOff.js';
 import { ApiKeys, devToken } from '../http/apiKeys.js';
 import { buildServer } from '../http/buildServer.js';
+import { ADMIN_TOKEN_FILE, storedToken } from '../http/storedToken.js';
 import type { AnyCodeOperation } from '../library/defineOperation.js';
 import { BACKGROUND_ROLES, type BackgroundRole } from '../library/startRoles.js';
 import { createLogger } from '../observability/createLogger.js';
@@ -36,6 +37,8 @@ export interface RunningService {
   embedded: EmbeddedDatabase | undefined;
   /** The generated development token, when one was used. */
   devToken: string | undefined;
+  /** The file holding the generated admin token, when one was used (no ONEJOB_ADMIN_TOKEN). */
+  adminTokenFile: string | undefined;
   /**
    * Stops in order: no new requests or claims, in-flight work drains, the pools close,
    * and only then the embedded PostgreSQL stops. `progress` gets one line per phase.
@@ -76,6 +79,14 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     token = (await devToken(join(home, 'api-key'))).token;
     apiKeys = new ApiKeys([[token, 'dev']]);
   }
+  // With the embedded default an operator needs no setting to act either: the admin token
+  // is generated once and kept beside the development token. A set ONEJOB_ADMIN_TOKEN wins.
+  let adminToken = env.ONEJOB_ADMIN_TOKEN || undefined;
+  let adminTokenFile: string | undefined;
+  if (!adminToken && !connectionString) {
+    adminTokenFile = join(home, ADMIN_TOKEN_FILE);
+    adminToken = (await storedToken(adminTokenFile, 'oj_admin_')).token;
+  }
   if (!connectionString) {
     embedded = await startEmbedded(home, (msg) => logger.info(msg));
     connectionString = embedded.connectionString;
@@ -100,7 +111,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     if (roles.includes('api')) {
       app = await buildServer(onejob, {
         apiKeys,
-        adminToken: env.ONEJOB_ADMIN_TOKEN || undefined,
+        adminToken,
         metricsToken: env.ONEJOB_METRICS_TOKEN || undefined,
       });
       const port = env.PORT === undefined ? 8080 : Number.parseInt(env.PORT, 10);
@@ -139,6 +150,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     connectionString,
     embedded,
     devToken: token,
+    adminTokenFile,
     stop: (progress = () => {}) => {
       stopping ??= (async () => {
         const began = Date.now();

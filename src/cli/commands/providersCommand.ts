@@ -40,7 +40,7 @@ export function providersCommand(program: Command) {
   providers
     .command('verify <provider>')
     .description(
-      "run the operation's contract fixtures against the provider on the server and store the result (needs ONEJOB_ADMIN_TOKEN; exit 1 when it fails)",
+      "run the operation's contract fixtures against the provider on the server and store the result (needs the admin token: ONEJOB_ADMIN_TOKEN, else .onejob/admin-token; exit 1 when it fails)",
     )
     .requiredOption('-o, --operation <operation>', 'the operation whose contract to verify')
     .option('--json', 'print the report as JSON')

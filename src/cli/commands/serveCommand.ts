@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/loadConfig.js';
 import { ROLES, type Role, StartupError, startService } from '../../service/startService.js';
@@ -46,8 +47,13 @@ export function serveCommand(program: Command) {
           ? `  Database   embedded PostgreSQL, data in ${service.embedded.dataDir}`
           : '  Database   $DATABASE_URL',
       );
-      if (service.devToken) {
+      if (service.devToken)
         lines.push(`  Token      ${service.devToken}   (owner "dev", kept in .onejob/api-key)`);
+      if (service.adminTokenFile)
+        lines.push(
+          `  Admin      token kept in ${relative(process.cwd(), service.adminTokenFile)}   (operator commands read it there; paste it in the dashboard for Verify and Replay)`,
+        );
+      if (service.devToken) {
         if (service.url) {
           lines.push('');
           lines.push('Try it:');

@@ -63,6 +63,8 @@ function signIn() {
       h('code', {}, 'onejob serve'),
       ' is in ',
       h('code', {}, '.onejob/api-key'),
+      ', its admin token in ',
+      h('code', {}, '.onejob/admin-token'),
       '.',
     ),
     h(
