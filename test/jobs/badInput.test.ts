@@ -156,6 +156,43 @@ describe('bad input to POST /v1/jobs gets a clear problem and writes nothing', (
   });
 });
 
+describe('malformed JSON says where parsing stopped', () => {
+  const post = (body: string) =>
+    t.request('/v1/jobs', {
+      method: 'POST',
+      headers: { 'idempotency-key': 'json-position', 'content-type': 'application/json' },
+      body,
+    });
+
+  it.each([
+    ['a missing value', '{"operation": "charge", "input": {"amount": }}', 1, 45, 'value expected'],
+    ['a missing comma on line 3', '{\n  "operation": "charge"\n  "input": {}\n}', 3, 3, 'comma expected'],
+    ['a trailing comma', '{"operation": "charge", "input": {},}', 1, 37, 'property name expected'],
+    ['an unfinished body', '{"operation": "charge", "input": {', 1, 35, 'close brace expected'],
+    ['a bare word', 'charge', 1, 1, 'invalid symbol'],
+  ])('%s: 400 invalid_json with its line and column', async (_name, body, line, column, problem) => {
+    const response = await post(body);
+    expect(response.status).toBe(400);
+    const doc = (await response.json()) as Record<string, unknown>;
+    expect(doc).toMatchObject({ code: 'invalid_json', line, column });
+    expect(doc.detail).toBe(
+      `The request body is not valid JSON: parsing stopped at line ${line}, column ${column} (byte ${doc.offset}): ${problem}.`,
+    );
+  });
+
+  it('the offset counts bytes, so a client can cut the body where parsing stopped', async () => {
+    const body = '{"operation": "charge", "input": {"note": "café", "amount": }}';
+    const doc = (await (await post(body)).json()) as { offset: number; column: number };
+    expect(Buffer.from(body).subarray(doc.offset).toString()).toBe('}}');
+    expect(doc.column).toBe(body.indexOf('}}') + 1);
+  });
+
+  it('a body that poisons a prototype is still refused', async () => {
+    const response = await post('{"operation": "charge", "input": {"__proto__": {"admin": true}}}');
+    expect(response.status).toBe(400);
+  });
+});
+
 describe('bytes the HTTP parser rejects', () => {
   it('a control character in a header gets a problem document, not a bare parser error', async () => {
     const { connect } = await import('node:net');
