@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { loadConfig } from '../config/loadConfig.js';
 import { createOnejob, type Onejob } from '../createOnejob.js';
 import { migrate } from '../db/migrate.js';
-import { type EmbeddedDatabase, startEmbedded } from '../db/startEmbedded.js';
+import { type EmbeddedDatabase, EmbeddedInUseError, startEmbedded } from '../db/startEmbedded.js';
 import { warnIfAutovacuumOff } from '../db/warnIfAutovacuumOff.js';
 import { ApiKeys, devToken } from '../http/apiKeys.js';
 import { buildServer } from '../http/buildServer.js';
@@ -88,7 +88,16 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     adminToken = (await storedToken(adminTokenFile, 'oj_admin_')).token;
   }
   if (!connectionString) {
-    embedded = await startEmbedded(home, (msg) => logger.info(msg));
+    try {
+      embedded = await startEmbedded(home, {
+        log: (msg) => logger.info(msg),
+        command: 'onejob serve',
+        exclusive: true,
+      });
+    } catch (error) {
+      if (error instanceof EmbeddedInUseError) throw new StartupError(error.message);
+      throw error;
+    }
     connectionString = embedded.connectionString;
   }
 
@@ -158,7 +167,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
         await Promise.all(stops.map((stop) => stop()));
         progress(`drained in ${Date.now() - began} ms; closing database pools`);
         await onejob.close();
-        if (embedded?.startedHere) {
+        if (embedded?.owned) {
           progress('pools closed; stopping embedded PostgreSQL');
           await embedded.stop({ waitForSessionsMs: 5_000 });
         }

@@ -70,18 +70,19 @@ export function serveCommand(program: Command) {
       // reaches only this process, which stops it last. One line per phase on stderr.
       const say = (line: string) => process.stderr.write(`onejob: ${line}\n`);
       let stopping = false;
-      const shutdown = (signal: string) => {
+      const shutdown = (signal: string, exitCode = 0) => {
         if (stopping)
           return say(`${signal} again: still stopping (forced exit after ${FORCE_EXIT_MS / 1000} s)`);
         stopping = true;
-        say(`${signal}: taking no new requests or claims; draining in-flight requests and attempts`);
+        if (signal.startsWith('SIG'))
+          say(`${signal}: taking no new requests or claims; draining in-flight requests and attempts`);
         const force = setTimeout(() => {
           say(`not stopped after ${FORCE_EXIT_MS / 1000} s; exiting`);
           process.exit(1);
         }, FORCE_EXIT_MS);
         force.unref();
         service.stop(say).then(
-          () => process.exit(0),
+          () => process.exit(exitCode),
           (error: unknown) => {
             say(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
             process.exit(1);
@@ -90,5 +91,14 @@ export function serveCommand(program: Command) {
       };
       process.on('SIGINT', () => shutdown('SIGINT'));
       process.on('SIGTERM', () => shutdown('SIGTERM'));
+      // Without its database the service can only fail every request and every poll: say
+      // so once and stop (exit 1), so a supervisor restarts the whole, instead of logging
+      // the same connection error many times a second.
+      void service.embedded?.lost.then((what) => {
+        if (stopping) return;
+        say(`embedded PostgreSQL ${what}; onejob cannot work without it and stops`);
+        service.onejob.logger.level = 'fatal';
+        shutdown('database lost', 1);
+      });
     });
 }
