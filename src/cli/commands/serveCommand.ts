@@ -91,14 +91,37 @@ export function serveCommand(program: Command) {
       };
       process.on('SIGINT', () => shutdown('SIGINT'));
       process.on('SIGTERM', () => shutdown('SIGTERM'));
+      watchLauncher(() => shutdown('parent gone'), say);
       // Without its database the service can only fail every request and every poll: say
       // so once and stop (exit 1), so a supervisor restarts the whole, instead of logging
       // the same connection error many times a second.
       void service.embedded?.lost.then((what) => {
         if (stopping) return;
         say(`embedded PostgreSQL ${what}; onejob cannot work without it and stops`);
-        service.onejob.logger.level = 'fatal';
         shutdown('database lost', 1);
       });
     });
 }
+
+/**
+ * Under `npm start` (or npx) the server is npm's grandchild, through a shell. `kill <npm>`
+ * takes npm and the shell away but not the server, which would go on serving the port
+ * with its PostgreSQL, an orphan. When the process that started it is gone (this process
+ * was handed to another parent), it stops as on SIGTERM. Only under npm: a server started
+ * directly (`node bin/onejob.js serve`, a supervisor, `nohup`) keeps running as told.
+ */
+function watchLauncher(stop: () => void, say: (line: string) => void): void {
+  if (!process.env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    say(
+      `the process that started this one (PID ${parent}, npm ${process.env.npm_lifecycle_event}) is gone; stopping`,
+    );
+    stop();
+  }, PARENT_POLL_MS);
+  watch.unref();
+}
+
+const PARENT_POLL_MS = 1_000;
