@@ -11,7 +11,7 @@ import { buildServer } from '../http/buildServer.js';
 import { ADMIN_TOKEN_FILE, storedToken } from '../http/storedToken.js';
 import type { AnyCodeOperation } from '../library/defineOperation.js';
 import { BACKGROUND_ROLES, type BackgroundRole } from '../library/startRoles.js';
-import { createLogger } from '../observability/createLogger.js';
+import { createLogger, type LogFormat, logFormat } from '../observability/createLogger.js';
 
 /** The roles `onejob serve --role` accepts: the HTTP API and the background roles. */
 export type Role = 'api' | BackgroundRole;
@@ -61,7 +61,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const env = options.env ?? process.env;
   const roles = options.roles ?? ['api', 'worker', 'relay'];
   const home = resolve(options.homeDir ?? '.onejob');
-  const logger = options.logger ?? createLogger(env.LOG_LEVEL);
+  let format: LogFormat;
+  try {
+    format = logFormat(env);
+  } catch (error) {
+    throw new StartupError((error as Error).message);
+  }
+  const logger = options.logger ?? createLogger(env.LOG_LEVEL, undefined, format);
   const config = await loadConfig(options.configPath ?? env.ONEJOB_CONFIG, env);
 
   let embedded: EmbeddedDatabase | undefined;
