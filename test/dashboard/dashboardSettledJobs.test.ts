@@ -216,3 +216,84 @@ describe('a settled job opened by its URL', () => {
     await page.close();
   });
 });
+
+describe('at 390 px, the width of a phone', () => {
+  it('the jobs list shows each job’s shortened id, state and age inside the screen', async () => {
+    const created = await createJob(t, 'narrow-list', 'payout', { amount: 7 });
+    await jobInState(t, created.id, 'succeeded');
+    const page = await context!.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${t.url}/#/jobs`);
+    const row = page.locator('#job-results tbody tr', {
+      has: page.locator(`a[href="#/jobs/${created.id}"]`),
+    });
+    await row.waitFor();
+    const cells = await row.locator('td').evaluateAll((tds) =>
+      tds
+        .filter((td) => getComputedStyle(td).display !== 'none')
+        .map((td) => {
+          const box = td.getBoundingClientRect();
+          return {
+            text: (td as HTMLElement).innerText.trim(),
+            right: box.right,
+            fontPx: Number.parseFloat(getComputedStyle(td).fontSize),
+          };
+        }),
+    );
+    expect(cells.map((c) => c.text)).toEqual([
+      `${created.id.slice(0, 8)}…`,
+      'succeeded',
+      expect.stringMatching(/^\d+ (s|min) ago$/),
+    ]);
+    for (const c of cells) {
+      expect(c.right).toBeLessThanOrEqual(390);
+      expect(c.fontPx).toBeGreaterThanOrEqual(12);
+    }
+    // The link still names the whole id to a screen reader.
+    expect(await row.getByRole('link').getAttribute('aria-label')).toBe(`job ${created.id}`);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-390px-jobs-list.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('a job page lists its attempts in words at a legible size instead of the shrunken drawing', async () => {
+    const { rows } = await t.onejob.pool.query<{ id: string }>(
+      `SELECT id FROM onejob.jobs WHERE idempotency_key = 'settled-race'`,
+    );
+    const id = rows[0]!.id;
+    const page = await context!.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${t.url}/#/jobs/${id}`);
+    const list = page.getByTestId('attempt-list');
+    await list.waitFor();
+    expect(await page.getByTestId('attempt-timeline').isVisible()).toBe(false);
+    const items = list.locator('li');
+    expect(await items.count()).toBe(2);
+    expect(await items.nth(0).innerText()).toMatch(
+      /^#1 pay lost_race[\s\S]*finished after the winner: result discarded/,
+    );
+    expect(await items.nth(1).innerText()).toMatch(
+      /^#2 backup winner \(manual\)[\s\S]*won: its result is the job’s/,
+    );
+    const sizes = await list.evaluate((ol) => ({
+      font: Number.parseFloat(getComputedStyle(ol).fontSize),
+      right: ol.getBoundingClientRect().right,
+    }));
+    expect(sizes.font).toBeGreaterThanOrEqual(12);
+    expect(sizes.right).toBeLessThanOrEqual(390);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-390px-job-attempts.png'), fullPage: true });
+
+    // Wide again, the drawing is back and the list is gone.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(await page.getByTestId('attempt-timeline').isVisible()).toBe(true);
+    expect(await list.isVisible()).toBe(false);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});

@@ -9,7 +9,8 @@ import {
   verifyAction,
 } from './actions.js';
 import { ADMIN, api, bearer, failure, onUnauthorized, TOKEN } from './api.js';
-import { badge, duration, FINAL_STATES, h, json, short, table, time, timeMs } from './dom.js';
+import { listAttempts } from './attemptList.js';
+import { age, badge, duration, FINAL_STATES, h, json, short, table, time, timeMs } from './dom.js';
 import { drawTimeline } from './timeline.js';
 
 const main = document.getElementById('main');
@@ -176,10 +177,17 @@ async function jobsView(params) {
 async function loadJobs(container, query) {
   try {
     const page = await api(`/v1/jobs?${query}`);
+    // A narrow screen keeps the first three columns (the id shortened): what a phone user looks for.
     const rows = page.items.map((j) => [
-      h('a', { href: `#/jobs/${j.id}`, class: 'mono nowrap' }, j.id),
-      j.operation,
+      h(
+        'a',
+        { href: `#/jobs/${j.id}`, class: 'mono nowrap', 'aria-label': `job ${j.id}` },
+        h('span', { class: 'id-full' }, j.id),
+        h('span', { class: 'id-short', 'aria-hidden': 'true' }, short(j.id)),
+      ),
       badge(j.state),
+      age(j.createdAt),
+      j.operation,
       h(
         'span',
         {},
@@ -189,10 +197,19 @@ async function loadJobs(container, query) {
       h('span', { class: 'mono' }, j.idempotencyKey),
       time(j.createdAt),
     ]);
+    const wide = (label) => ({ label, class: 'wide' });
     container.append(
       table(
         'Jobs, newest first',
-        ['Job', 'Operation', 'State', 'Attempts', 'Idempotency key', 'Created'],
+        [
+          'Job',
+          'State',
+          'Age',
+          wide('Operation'),
+          wide('Attempts'),
+          wide('Idempotency key'),
+          wide('Created'),
+        ],
         rows,
         'No jobs match.',
       ),
@@ -416,8 +433,9 @@ function renderJob({ job, events, deliveries }, refresh, live, announce = false)
     actions,
     h('h3', {}, 'Attempts'),
     legend(),
-    // On a narrow screen the timeline keeps a readable size and scrolls in its box.
+    // A narrow screen shows the attempts as a list of sentences instead of the drawing.
     h('div', { class: 'scroll' }, drawTimeline(job, eventList)),
+    listAttempts(job, eventList),
     table(
       'Attempts',
       ['N', 'Provider', 'State', 'Origin', 'Started', 'Finished', 'Took', 'Error', 'Action'],
