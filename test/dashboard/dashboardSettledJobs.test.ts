@@ -236,6 +236,7 @@ describe('at 390 px, the width of a phone', () => {
         .map((td) => {
           const box = td.getBoundingClientRect();
           return {
+            // biome-ignore lint/performance/useDomNodeTextContent: innerText leaves out what CSS hides (the full id)
             text: (td as HTMLElement).innerText.trim(),
             right: box.right,
             fontPx: Number.parseFloat(getComputedStyle(td).fontSize),
@@ -274,10 +275,10 @@ describe('at 390 px, the width of a phone', () => {
     expect(await page.getByTestId('attempt-timeline').isVisible()).toBe(false);
     const items = list.locator('li');
     expect(await items.count()).toBe(2);
-    expect(await items.nth(0).innerText()).toMatch(
+    expect(await items.nth(0).textContent()).toMatch(
       /^#1 pay lost_race[\s\S]*finished after the winner: result discarded/,
     );
-    expect(await items.nth(1).innerText()).toMatch(
+    expect(await items.nth(1).textContent()).toMatch(
       /^#2 backup winner \(manual\)[\s\S]*won: its result is the job’s/,
     );
     const sizes = await list.evaluate((ol) => ({
