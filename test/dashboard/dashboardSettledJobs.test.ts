@@ -298,3 +298,25 @@ describe('at 390 px, the width of a phone', () => {
     await page.close();
   });
 });
+
+describe('the providers page', () => {
+  it('says a primary runs its operation without verification, and a fallback only once verified', async () => {
+    const page = await context!.newPage();
+    await page.goto(`${t.url}/#/providers`);
+    const row = (provider: string, operation: string) =>
+      page.locator('tr', {
+        has: page.locator(`button[data-provider="${provider}"][data-operation="${operation}"]`),
+      });
+    await row('pay', 'payout').waitFor();
+    expect(await row('pay', 'payout').locator('[data-status]').getAttribute('data-status')).toBe('never');
+    expect(await row('pay', 'payout').getByTestId('runs-it').textContent()).toBe(
+      'yes, as the primary: it needs no verification',
+    );
+    expect(await row('backup', 'render').getByTestId('runs-it').textContent()).toBe(
+      'yes, as a fallback: its verification passed',
+    );
+    expect(await page.locator('thead').first().textContent()).not.toContain('Failover allowed');
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-providers-primary.png'), fullPage: true });
+    await page.close();
+  });
+});

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
@@ -190,6 +192,32 @@ describe('malformed JSON says where parsing stopped', () => {
   it('a body that poisons a prototype is still refused', async () => {
     const response = await post('{"operation": "charge", "input": {"__proto__": {"admin": true}}}');
     expect(response.status).toBe(400);
+  });
+});
+
+describe('docs/api.md on a string where a number belongs', () => {
+  it('states the codes the server gives: 400 for a route field, 422 for a job input', async () => {
+    const transfer = await t.request('/v1/ledger/transfers', {
+      method: 'POST',
+      json: { id: 'doc-t1', debitAccount: 'cash', creditAccount: 'revenue', amount: '12', currency: 'EUR' },
+    });
+    expect(transfer.status).toBe(400);
+    expect(((await transfer.json()) as { code: string }).code).toBe('request_invalid');
+    const job = await t.request('/v1/jobs', {
+      method: 'POST',
+      headers: { 'idempotency-key': 'doc-amount-string' },
+      json: { operation: 'charge', input: { amount: '12' } },
+    });
+    expect(job.status).toBe(422);
+    expect(((await job.json()) as { code: string }).code).toBe('input_invalid');
+
+    const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'api.md'), 'utf8').replace(
+      /\s+/g,
+      ' ',
+    );
+    expect(doc).toContain('is `400 request_invalid` (a ledger transfer\'s `"amount": "12"`)');
+    expect(doc).toContain('is `422 input_invalid` (`{"amount": "12"}` for `charge`)');
+    expect(doc).not.toContain('`"amount": "12"` is a 400)');
   });
 });
 

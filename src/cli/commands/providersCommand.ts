@@ -28,12 +28,13 @@ export function providersCommand(program: Command) {
           o.operation,
           o.role,
           o.status,
-          o.failoverAllowed ? 'yes' : 'no',
+          // A primary runs its operation verified or not; a fallback only once verified.
+          o.role === 'primary' ? 'yes (primary)' : o.failoverAllowed ? 'yes' : 'no: not verified',
           shortTime(o.lastVerification?.finishedAt),
         ]),
       );
       process.stdout.write(
-        `${formatTable(['provider', 'kind', 'model', 'operation', 'role', 'status', 'failover', 'last verified'], rows)}\n`,
+        `${formatTable(['provider', 'kind', 'model', 'operation', 'role', 'status', 'runs it', 'last verified'], rows)}\n`,
       );
     });
 

@@ -686,6 +686,18 @@ const STATUS_TEXT = {
   never: 'never verified',
 };
 
+/**
+ * What the verification means for this provider's use. A primary always runs its
+ * operation, verified or not (verification only gates failover to a fallback), so "never
+ * verified" beside it is no warning; a fallback runs only while it is verified.
+ */
+function runsIt(o) {
+  if (o.role === 'primary') return 'yes, as the primary: it needs no verification';
+  return o.failoverAllowed
+    ? 'yes, as a fallback: its verification passed'
+    : 'not as a fallback until a verification passes';
+}
+
 async function providersView() {
   show('Providers', h('p', {}, 'Loading…'));
   const signal = viewSignal();
@@ -708,7 +720,7 @@ async function providersView() {
           { class: `badge v-${o.status}`, 'data-status': o.status },
           STATUS_TEXT[o.status] ?? o.status,
         ),
-        o.failoverAllowed ? 'yes' : 'no',
+        h('span', { 'data-testid': 'runs-it' }, runsIt(o)),
         h(
           'span',
           { class: 'mono', title: o.contractHash },
@@ -733,7 +745,7 @@ async function providersView() {
       h(
         'p',
         {},
-        'The primary (first listed) provider of an operation always runs it. Failover and hedging go to a fallback only while its contract verification under the current contract passed. Verifying calls the provider and needs the admin token.',
+        'The primary (first listed) provider of an operation always runs it, verified or not: its verification is for your information only. Failover and hedging go to a fallback only while its contract verification under the current contract passed. Verifying calls the provider and needs the admin token.',
       ),
       table(
         'Providers per operation',
@@ -743,7 +755,7 @@ async function providersView() {
           'Operation',
           'Role',
           'Verification',
-          'Failover allowed',
+          'Runs the operation',
           'Contract hash',
           'Last verification',
           'Action',
