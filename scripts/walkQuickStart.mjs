@@ -17,6 +17,7 @@ const work = mkdtempSync(join(tmpdir(), 'onejob-quickstart-'));
 const clone = join(work, 'onejob');
 const results = [];
 let server;
+let postmaster = 0;
 
 const env = () => {
   const clean = {};
@@ -164,6 +165,9 @@ try {
   // Reported by step(); the summary below counts it.
 } finally {
   if (server && alive(server.pid)) process.kill(-server.pid, 'SIGKILL');
+  if (!postmaster && existsSync(join(clone, '.onejob', 'pg', 'postmaster.pid')))
+    postmaster = Number(readFileSync(join(clone, '.onejob', 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  if (postmaster && alive(postmaster)) process.kill(postmaster, 'SIGQUIT');
   const passed = results.filter((r) => r.ok).length;
   const failed = results.length - passed;
   console.log(`quick start: ${passed} passed, ${failed} failed`);
