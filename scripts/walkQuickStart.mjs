@@ -152,7 +152,7 @@ try {
   });
 
   await step('Ctrl-C stops the server and its embedded PostgreSQL', async () => {
-    const postmaster = Number(
+    postmaster = Number(
       readFileSync(join(clone, '.onejob', 'pg', 'postmaster.pid'), 'utf8').split('\n')[0],
     );
     const owner = JSON.parse(readFileSync(join(clone, '.onejob', 'owner.json'), 'utf8')).pid;
