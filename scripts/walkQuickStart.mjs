@@ -152,9 +152,7 @@ try {
   });
 
   await step('Ctrl-C stops the server and its embedded PostgreSQL', async () => {
-    postmaster = Number(
-      readFileSync(join(clone, '.onejob', 'pg', 'postmaster.pid'), 'utf8').split('\n')[0],
-    );
+    postmaster = Number(readFileSync(join(clone, '.onejob', 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
     const owner = JSON.parse(readFileSync(join(clone, '.onejob', 'owner.json'), 'utf8')).pid;
     process.kill(-server.pid, 'SIGINT');
     await until('the server and PostgreSQL to stop', async () => !alive(owner) && !alive(postmaster), 60_000);
