@@ -4,8 +4,9 @@
  *
  * `onejob.start()` runs the worker and the outbox relay in your process. The relay
  * publishes every event to the publishers in `config.outbox.publishers`; when there are
- * none, it runs the **log publisher, which prints each event as one CloudEvent JSON line
- * on stdout**. To turn it off, name the publishers you want in `config.outbox.publishers`
+ * none, it runs the **log publisher, which writes each event through the logger at debug
+ * level** (with `output: 'stdout'`, one CloudEvent JSON line per event on stdout). To send
+ * events elsewhere, name the publishers you want in `config.outbox.publishers`
  * (or pass them as `start({ relay: { publishers } })`), or start only the worker with
  * `start({ roles: ['worker'] })` and run the relay elsewhere; events then wait in the
  * outbox until a relay publishes them.

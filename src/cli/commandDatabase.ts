@@ -23,8 +23,8 @@ export async function commandDatabase(env = process.env, cwd = process.cwd()): P
       ].join('\n'),
     );
   }
-  // Adopts the server if `onejob serve` runs it, else starts it for the command and stops it after.
-  const embedded = await startEmbedded(home);
+  // Uses the server's database if `onejob serve` runs it, else starts it for the command and stops it after.
+  const embedded = await startEmbedded(home, { command: `onejob ${process.argv[2] ?? 'command'}` });
   return {
     connectionString: embedded.connectionString,
     close: () => embedded.stop({ waitForSessionsMs: 5_000 }),

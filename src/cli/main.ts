@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, Help, type Option } from 'commander';
 import { isOnejobClientError } from '../client/index.js';
-import { CliConfigError, HOW_TO_CONNECT, clientConfig } from './clientConfig.js';
+import { CliConfigError, clientConfig, HOW_TO_CONNECT } from './clientConfig.js';
 import { archiveCommand } from './commands/archiveCommand.js';
 import { benchCommand } from './commands/benchCommand.js';
 import { demoCommand } from './commands/demoCommand.js';
@@ -31,7 +31,7 @@ export function buildProgram(): Command {
     .configureHelp({ optionDescription })
     .addHelpText(
       'after',
-      '\nOnly serve, migrate and archive use the database; every other command talks to a running\nserver: ONEJOB_URL, ONEJOB_TOKEN, ONEJOB_ADMIN_TOKEN, else .onejob/api-key in this folder.',
+      '\nOnly serve, migrate and archive use the database; every other command talks to a running\nserver: ONEJOB_URL, ONEJOB_TOKEN, ONEJOB_ADMIN_TOKEN, else .onejob/api-key and .onejob/admin-token\nin this folder.',
     );
   serveCommand(program);
   migrateCommand(program);

@@ -199,7 +199,7 @@ export const publisherSchema = {
       headers: { type: 'object', additionalProperties: { type: 'string' } },
       ...brokerLimits,
     }),
-    publisher('log', [], {}),
+    publisher('log', [], { output: { enum: ['logger', 'stdout'] } }),
   ],
 } as const;
 

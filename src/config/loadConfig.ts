@@ -3,17 +3,22 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { inboxSources } from '../inbox/inboxSources.js';
 import { webhookSecretProblem, webhookUrlProblem } from '../outbox/publishers/webhookPublisher.js';
 import { type OutputRule, ruleProblems } from '../providers/inference/outputRules.js';
-import { ConfigError } from './ConfigError.js';
+import { ConfigError, type ConfigProblem } from './ConfigError.js';
 import { configSchema } from './configSchema.js';
 import { defaultConfig } from './defaultConfig.js';
 import type { OnejobConfig } from './types.js';
 
-export { ConfigError };
+export { ConfigError, type ConfigProblem };
 
-const ajv = new Ajv({ allErrors: false, discriminator: true, strict: false });
+// allErrors: a file with three typos is refused once, naming all three. verbose: an error
+// carries the schema it broke, so an enum or a discriminator can list the allowed values.
+const ajv = new Ajv({ allErrors: true, verbose: true, discriminator: true, strict: false });
 const validateShape = ajv.compile(configSchema);
 
-function describe(error: ErrorObject): { path: string; message: string } {
+const listed = (values: unknown) =>
+  Array.isArray(values) ? values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ') : '';
+
+function describe(error: ErrorObject): ConfigProblem {
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'additionalProperties') {
     return {
@@ -22,10 +27,23 @@ function describe(error: ErrorObject): { path: string; message: string } {
     };
   }
   if (error.keyword === 'discriminator') {
-    const kinds = error.instancePath.startsWith('/outbox/publishers/')
-      ? 'nats, rabbitmq, webhook, log'
-      : 'http, openai-compatible, anthropic, simulated';
-    return { path: `${error.instancePath}/kind`, message: `must be one of ${kinds}` };
+    const branches = (error.parentSchema as { oneOf?: { properties?: { kind?: { const?: unknown } } }[] })
+      .oneOf;
+    const kinds = (branches ?? []).map((b) => b.properties?.kind?.const).filter((k) => k !== undefined);
+    const given = params.tagValue === undefined ? 'is missing' : `is ${JSON.stringify(params.tagValue)}`;
+    return { path: `${error.instancePath}/kind`, message: `${given}; it must be one of ${listed(kinds)}` };
+  }
+  if (error.keyword === 'enum') {
+    return { path: error.instancePath, message: `must be one of ${listed(params.allowedValues)}` };
+  }
+  if (error.keyword === 'const') {
+    return { path: error.instancePath, message: `must be ${JSON.stringify(params.allowedValue)}` };
+  }
+  if (error.keyword === 'not' && Array.isArray((error.schema as { enum?: unknown }).enum)) {
+    return {
+      path: error.instancePath,
+      message: `must not be one of ${listed((error.schema as { enum: unknown[] }).enum)}`,
+    };
   }
   if (error.keyword === 'required') {
     return { path: `${error.instancePath}/${String(params.missingProperty)}`, message: 'is required' };
@@ -36,9 +54,25 @@ function describe(error: ErrorObject): { path: string; message: string } {
   return { path: error.instancePath, message: error.message ?? 'is invalid' };
 }
 
+/** Every shape problem once, in document order of the errors Ajv found. */
+function shapeProblems(errors: readonly ErrorObject[]): ConfigProblem[] {
+  const seen = new Set<string>();
+  const problems: ConfigProblem[] = [];
+  // A propertyNames failure repeats as a bare "must match pattern" on the name itself.
+  for (const error of errors.filter((e) => e.propertyName === undefined)) {
+    const problem = describe(error);
+    const key = `${problem.path} ${problem.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems.push(problem);
+  }
+  return problems;
+}
+
 /**
  * Validates a parsed configuration: its shape, then the references between its parts.
- * Throws ConfigError naming the first bad key.
+ * Throws ConfigError listing every problem found, each with the JSON pointer of its key
+ * (the references are checked once the shape is right).
  *
  * @example
  * ```ts
@@ -51,111 +85,97 @@ export function validateConfig(
   env: NodeJS.ProcessEnv = process.env,
 ): OnejobConfig {
   if (!validateShape(raw)) {
-    const first = validateShape.errors?.[0];
-    const { path, message } = first ? describe(first) : { path: '', message: 'is invalid' };
-    throw new ConfigError(path, message, source);
+    const problems = shapeProblems(validateShape.errors ?? []);
+    throw ConfigError.of(problems, source) ?? new ConfigError('', 'is invalid', source);
   }
   const config = raw as unknown as OnejobConfig;
+  const problems = referenceProblems(config, env);
+  // Secrets, schemes and signed event ids: the same checks the server runs when it builds
+  // the sources, made here so a bad source is refused when the config loads.
+  try {
+    inboxSources(config, env, source);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  const refused = ConfigError.of(problems, source);
+  if (refused) throw refused;
+  return config;
+}
+
+/** What the schema cannot say: names that must exist, settings that need one another. */
+function referenceProblems(config: OnejobConfig, env: NodeJS.ProcessEnv): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const problem = (path: string, message: string) => problems.push({ path, message });
   for (const [name, op] of Object.entries(config.operations)) {
     op.providers.forEach((provider, i) => {
-      if (!config.providers[provider]) {
-        throw new ConfigError(
+      const kind = config.providers[provider]?.kind;
+      if (kind === undefined)
+        problem(
           `/operations/${name}/providers/${i}`,
           `names provider "${provider}", which is not configured`,
-          source,
         );
-      }
-    });
-    // Model adapters and the simulator hold answers to the output contract; an http provider would pass anything through.
-    op.providers.forEach((provider, i) => {
-      const kind = config.providers[provider]?.kind;
-      if (op.kind === 'inference.chat' && kind === 'http') {
-        throw new ConfigError(
+      // Model adapters and the simulator hold answers to the output contract; an http provider would pass anything through.
+      else if (op.kind === 'inference.chat' && kind === 'http')
+        problem(
           `/operations/${name}/providers/${i}`,
           `names provider "${provider}" of kind http, which cannot run inference.chat operations`,
-          source,
         );
-      }
     });
-    if (op.kind === 'inference.chat' && !op.prompt) {
-      throw new ConfigError(
-        `/operations/${name}/prompt`,
-        'is required for inference.chat operations',
-        source,
-      );
-    }
-    if (op.hedgeAfterMs !== undefined && op.effect !== 'pure') {
-      throw new ConfigError(
-        `/operations/${name}/hedgeAfterMs`,
-        'is only allowed for operations with effect "pure"',
-        source,
-      );
-    }
-    for (const problem of ruleProblems((op.rules ?? []) as OutputRule[])) {
-      throw new ConfigError(`/operations/${name}/rules/${problem.index}`, problem.message, source);
-    }
+    if (op.kind === 'inference.chat' && !op.prompt)
+      problem(`/operations/${name}/prompt`, 'is required for inference.chat operations');
+    if (op.hedgeAfterMs !== undefined && op.effect !== 'pure')
+      problem(`/operations/${name}/hedgeAfterMs`, 'is only allowed for operations with effect "pure"');
+    for (const rule of ruleProblems((op.rules ?? []) as OutputRule[]))
+      problem(`/operations/${name}/rules/${rule.index}`, rule.message);
     for (const key of ['inputSchema', 'outputSchema'] as const) {
       const schema = op[key];
       if (!schema) continue;
       try {
         new Ajv({ strict: false }).compile(schema);
       } catch (error) {
-        throw new ConfigError(
-          `/operations/${name}/${key}`,
-          `is not a valid JSON Schema: ${(error as Error).message}`,
-          source,
-        );
+        problem(`/operations/${name}/${key}`, `is not a valid JSON Schema: ${(error as Error).message}`);
       }
     }
   }
   for (const [name, provider] of Object.entries(config.providers)) {
     if ((provider.kind === 'openai-compatible' || provider.kind === 'anthropic') && provider.apiKeyEnv) {
-      if (!env[provider.apiKeyEnv]) {
-        throw new ConfigError(
+      if (!env[provider.apiKeyEnv])
+        problem(
           `/providers/${name}/apiKeyEnv`,
           `names environment variable ${provider.apiKeyEnv}, which is not set`,
-          source,
         );
-      }
     }
   }
   const publisherNames = new Set<string>();
   (config.outbox?.publishers ?? []).forEach((publisher, i) => {
     const name = publisher.name ?? publisher.kind;
-    if (publisherNames.has(name)) {
-      throw new ConfigError(
+    if (publisherNames.has(name))
+      problem(
         `/outbox/publishers/${i}/name`,
         `"${name}" is already used by another publisher; give each one its own name`,
-        source,
       );
-    }
     publisherNames.add(name);
-    if (publisher.kind === 'webhook' && !env[publisher.secretEnv]) {
-      throw new ConfigError(
+    if (publisher.kind !== 'webhook') return;
+    const secret = env[publisher.secretEnv];
+    if (!secret)
+      problem(
         `/outbox/publishers/${i}/secretEnv`,
         `names environment variable ${publisher.secretEnv}, which is not set`,
-        source,
       );
-    }
-    const badUrl = publisher.kind === 'webhook' && webhookUrlProblem(publisher.url);
-    if (badUrl) throw new ConfigError(`/outbox/publishers/${i}/url`, badUrl, source);
-    const weak = publisher.kind === 'webhook' && webhookSecretProblem(env[publisher.secretEnv] as string);
-    if (weak)
-      throw new ConfigError(`/outbox/publishers/${i}/secretEnv`, `${publisher.secretEnv} ${weak}`, source);
+    const badUrl = webhookUrlProblem(publisher.url);
+    if (badUrl) problem(`/outbox/publishers/${i}/url`, badUrl);
+    const weak = secret && webhookSecretProblem(secret);
+    if (weak) problem(`/outbox/publishers/${i}/secretEnv`, `${publisher.secretEnv} ${weak}`);
   });
   for (const [name, src] of Object.entries(config.inbox?.sources ?? {})) {
-    if (!config.operations[src.operation]) {
-      throw new ConfigError(
+    if (!config.operations[src.operation])
+      problem(
         `/inbox/sources/${name}/operation`,
         `names operation "${src.operation}", which is not configured`,
-        source,
       );
-    }
   }
-  // Secrets, schemes and signed event ids: the same checks the server runs when it builds
-  // the sources, made here so a bad source is refused when the config loads.
-  inboxSources(config, env, source);
-  return config;
+  return problems;
 }
 
 /**

@@ -16,6 +16,7 @@ const TYPES: Record<string, string> = {
   'dom.js': 'text/javascript; charset=utf-8',
   'actions.js': 'text/javascript; charset=utf-8',
   'timeline.js': 'text/javascript; charset=utf-8',
+  'attemptList.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 };

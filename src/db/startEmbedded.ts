@@ -8,6 +8,9 @@ import { chmod, mkdir, open, readFile, stat, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
+import { claimEmbedded, EmbeddedInUseError, isAlive } from './embeddedOwner.js';
+
+export { EmbeddedInUseError };
 
 export interface EmbeddedDatabase {
   connectionString: string;
@@ -15,8 +18,29 @@ export interface EmbeddedDatabase {
   dataDir: string;
   /** False when a server left running by an earlier process was adopted. */
   startedHere: boolean;
-  /** Stops the server if this process started it; a server adopted from an earlier run is left running. */
+  /**
+   * This process answers for the server (it started it, or adopted one a killed process
+   * left behind): `stop()` stops it. False for a command using a running server's database.
+   */
+  owned: boolean;
+  /** Stops the server if this process owns it; one owned by a running `onejob serve` is left running. */
   stop(options?: StopOptions): Promise<void>;
+  /**
+   * Resolves, with what happened, if an owned server goes away without `stop()` (killed,
+   * crashed): the process can then say so once instead of failing every query.
+   */
+  lost: Promise<string>;
+}
+
+export interface EmbeddedOptions {
+  log?: (msg: string) => void;
+  /** Named in the owner file and in a refusal, e.g. `onejob serve`. */
+  command?: string;
+  /**
+   * Refuse with EmbeddedInUseError when another live process owns the server (`serve`);
+   * without it, a command uses that process's server and leaves it running.
+   */
+  exclusive?: boolean;
 }
 
 export interface StopOptions {
@@ -38,8 +62,9 @@ const USER = 'onejob';
 
 export async function startEmbedded(
   homeDir = '.onejob',
-  log: (msg: string) => void = () => {},
+  options: EmbeddedOptions = {},
 ): Promise<EmbeddedDatabase> {
+  const { log = () => {}, command = 'onejob', exclusive = false } = options;
   const home = resolve(homeDir);
   const dataDir = join(home, 'pg');
   const stateFile = join(home, 'embedded.json');
@@ -55,14 +80,35 @@ export async function startEmbedded(
   if (!initialised || !state)
     state = { port: state?.port ?? 0, password: randomBytes(18).toString('base64url') };
 
-  // A server left running by an earlier process that was killed: adopt it rather than
-  // fight over the data directory.
+  const claim = await claimEmbedded(home, command);
   const running = await runningPostmaster(dataDir);
+  if (!claim.claimed) {
+    if (exclusive) throw new EmbeddedInUseError(claim.owner, home);
+    // A command beside a running server: it uses the server's database and leaves it running.
+    const connectionString = running && url(state.password, running.port);
+    if (initialised && connectionString && (await canConnect(connectionString)))
+      return { ...adopted(connectionString, running.port, dataDir), stop: async () => {} };
+    throw new Error(
+      `the embedded PostgreSQL in ${home} belongs to ${claim.owner.command} (PID ${claim.owner.pid}), which is not accepting connections yet; try again once it is up`,
+    );
+  }
+
+  // A server left running by an earlier process that was killed: adopt it rather than
+  // fight over the data directory. This process now answers for it and stops it.
   if (initialised && running !== undefined) {
-    const connectionString = url(state.password, running);
+    const connectionString = url(state.password, running.port);
     if (await canConnect(connectionString)) {
-      log(`adopted embedded PostgreSQL already running on 127.0.0.1:${running}`);
-      return { connectionString, port: running, dataDir, startedHere: false, stop: async () => {} };
+      log(`adopted embedded PostgreSQL (PID ${running.pid}) left running on 127.0.0.1:${running.port}`);
+      const server = watchPostmaster(running.pid);
+      return {
+        ...adopted(connectionString, running.port, dataDir),
+        owned: true,
+        lost: server.lost,
+        stop: async (stopOptions) => {
+          await server.stop(stopOptions);
+          claim.release();
+        },
+      };
     }
   }
 
@@ -89,7 +135,13 @@ export async function startEmbedded(
     });
     await server.initialise();
   }
-  const postmaster = await startPostmaster(dataDir, state.port, join(home, 'postgres.log'));
+  let postmaster: Awaited<ReturnType<typeof startPostmaster>>;
+  try {
+    postmaster = await startPostmaster(dataDir, state.port, join(home, 'postgres.log'));
+  } catch (error) {
+    claim.release();
+    throw error;
+  }
   const admin = url(state.password, state.port, 'postgres');
   const client = new pg.Client({ connectionString: admin });
   try {
@@ -98,6 +150,7 @@ export async function startEmbedded(
     if (!rowCount) await client.query(`CREATE DATABASE ${DATABASE}`);
   } catch (error) {
     await postmaster.stop();
+    claim.release();
     throw error;
   } finally {
     await client.end().catch(() => undefined);
@@ -107,8 +160,60 @@ export async function startEmbedded(
     port: state.port,
     dataDir,
     startedHere: true,
-    stop: postmaster.stop,
+    owned: true,
+    lost: postmaster.lost,
+    stop: async (stopOptions) => {
+      await postmaster.stop(stopOptions);
+      claim.release();
+    },
   };
+}
+
+const never = new Promise<string>(() => {});
+
+function adopted(connectionString: string, port: number, dataDir: string) {
+  return { connectionString, port, dataDir, startedHere: false, owned: false, lost: never };
+}
+
+/**
+ * Stops and watches a postmaster this process did not spawn (adopted after its owner was
+ * killed): signals by PID, and liveness by polling, since there is no child to wait on.
+ */
+function watchPostmaster(pid: number): { stop(options?: StopOptions): Promise<void>; lost: Promise<string> } {
+  let stopping = false;
+  const gone = () => !isAlive(pid);
+  const lost = new Promise<string>((resolve) => {
+    const poll = setInterval(() => {
+      if (!gone()) return;
+      clearInterval(poll);
+      if (!stopping) resolve(`(PID ${pid}) exited`);
+    }, 1_000);
+    poll.unref();
+  });
+  const stop = async (options: StopOptions = {}) => {
+    stopping = true;
+    const steps: [NodeJS.Signals, number][] = [
+      ...(options.waitForSessionsMs
+        ? [['SIGTERM', options.waitForSessionsMs] as [NodeJS.Signals, number]]
+        : []),
+      ['SIGINT', 10_000],
+      ['SIGQUIT', 5_000],
+    ];
+    for (const [signal, waitMs] of steps) {
+      if (gone()) return;
+      try {
+        process.kill(pid, signal);
+      } catch {
+        return;
+      }
+      for (const deadline = Date.now() + waitMs; Date.now() < deadline; ) {
+        if (gone()) return;
+        // A timer that holds the process open: by now the pools are closed, nothing else would.
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  };
+  return { stop, lost };
 }
 
 /**
@@ -122,7 +227,7 @@ async function startPostmaster(
   dataDir: string,
   port: number,
   logFile: string,
-): Promise<{ stop(options?: StopOptions): Promise<void> }> {
+): Promise<{ stop(options?: StopOptions): Promise<void>; lost: Promise<string> }> {
   const binaries = await postgresBinaries();
   const log = await open(logFile, 'a', 0o600);
   let child: ChildProcess;
@@ -168,6 +273,9 @@ async function startPostmaster(
     once(child, 'error').then(([error]) => String((error as Error).message)),
   ]);
   let stopping: Promise<void> | undefined;
+  const lost = exited.then((code) =>
+    stopping ? never : `(PID ${child.pid}) exited unexpectedly (${code}); its log is ${logFile}`,
+  );
   const stop = (options: StopOptions = {}) => {
     stopping ??= (async () => {
       process.off('exit', onExit);
@@ -196,7 +304,7 @@ async function startPostmaster(
     await stop();
     throw failed(ready);
   }
-  return { stop };
+  return { stop, lost };
 }
 
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms).unref());
@@ -273,20 +381,15 @@ function url(password: string, port: number, database = DATABASE): string {
   return `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 }
 
-/** Port of a live postmaster owning `dataDir`, read from its postmaster.pid, if any. */
-async function runningPostmaster(dataDir: string): Promise<number | undefined> {
+/** PID and port of a live postmaster owning `dataDir`, read from its postmaster.pid, if any. */
+async function runningPostmaster(dataDir: string): Promise<{ pid: number; port: number } | undefined> {
   const pidFile = join(dataDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;
   const lines = (await readFile(pidFile, 'utf8')).split('\n');
   const pid = Number.parseInt(lines[0] ?? '', 10);
   const port = Number.parseInt(lines[3] ?? '', 10);
   if (!Number.isInteger(pid) || !Number.isInteger(port)) return undefined;
-  try {
-    process.kill(pid, 0);
-    return port;
-  } catch {
-    return undefined;
-  }
+  return isAlive(pid) ? { pid, port } : undefined;
 }
 
 async function canConnect(connectionString: string): Promise<boolean> {

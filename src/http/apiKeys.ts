@@ -1,7 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { createHash } from 'node:crypto';
+import { storedToken } from './storedToken.js';
 
 /** Bearer tokens by SHA-256, so a lookup never compares secrets byte by byte. */
 export class ApiKeys {
@@ -75,10 +73,6 @@ function hash(token: string): string {
 }
 
 /** The development token for owner `dev`, created once and kept in `file`. */
-export async function devToken(file: string): Promise<{ token: string; created: boolean }> {
-  if (existsSync(file)) return { token: (await readFile(file, 'utf8')).trim(), created: false };
-  const token = `oj_dev_${randomBytes(24).toString('base64url')}`;
-  await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, token + '\n', { mode: 0o600 });
-  return { token, created: true };
+export function devToken(file: string): Promise<{ token: string; created: boolean }> {
+  return storedToken(file, 'oj_dev_');
 }

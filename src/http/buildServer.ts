@@ -10,6 +10,7 @@ import { authenticate } from './authenticate.js';
 import { checkInputValues } from './checkInputValues.js';
 import { clientErrorHandler } from './clientErrorHandler.js';
 import { errorHandler } from './errorHandler.js';
+import { useJsonBodyParser } from './jsonBodyParser.js';
 import { httpSettings, limitSettings } from './httpSettings.js';
 import { TokenBuckets } from './limits/TokenBuckets.js';
 import { WaitSlots } from './limits/WaitSlots.js';
@@ -85,6 +86,7 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   // Response schemas document the API; serialisation stays plain JSON so no field is dropped.
   // A JSON API: a text/plain body is a client mistake (415), not a string to validate.
   app.removeContentTypeParser('text/plain');
+  useJsonBodyParser(app);
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.addSchema(problemSchema);
   app.addSchema(attemptSchema);

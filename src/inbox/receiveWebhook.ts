@@ -1,4 +1,5 @@
 import type { InboxDeps } from '../engine/engineDeps.js';
+import { invalidJson } from '../errors/invalidJson.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { acceptDelivery, type DeliveryAnswer, type DeliveryBatcher } from './acceptDelivery.js';
 import { eventIdOf } from './eventIdOf.js';
@@ -35,10 +36,11 @@ export async function receiveWebhook(
   let parsed: { value: unknown } | undefined;
   const body = () => {
     if (!parsed) {
+      const text = signed.body.toString('utf8');
       try {
-        parsed = { value: JSON.parse(signed.body.toString('utf8')) };
+        parsed = { value: JSON.parse(text) };
       } catch {
-        throw new OnejobError('invalid_json', 'The webhook body is not valid JSON.');
+        throw invalidJson(text, 'The webhook body');
       }
     }
     return parsed.value;

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 // One asynchronous stdout stream per process. A synchronous write per log line (pino's
@@ -6,10 +7,30 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 // pino flushes it on exit; a SIGKILL can lose the lines of the last write in flight.
 let stdout: DestinationStream | undefined;
 
+/** JSON lines for machines, or one readable line per entry for a person at a terminal. */
+export type LogFormat = 'json' | 'pretty';
+export const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty'];
+
+/**
+ * `LOG_FORMAT` when set (`json` or `pretty`); else pretty when stdout is a terminal and
+ * JSON when it is a pipe or a file, which a log collector reads.
+ */
+export function logFormat(
+  env: NodeJS.ProcessEnv = process.env,
+  tty = process.stdout.isTTY === true,
+): LogFormat {
+  const given = env.LOG_FORMAT;
+  if (given === undefined || given === '') return tty ? 'pretty' : 'json';
+  if (!LOG_FORMATS.includes(given as LogFormat))
+    throw new Error(`LOG_FORMAT "${given}" is not one of ${LOG_FORMATS.join(', ')}`);
+  return given as LogFormat;
+}
+
 /** `destination` replaces stdout (tests read what is logged). */
 export function createLogger(
   level = process.env.LOG_LEVEL ?? 'info',
   destination?: DestinationStream,
+  format: LogFormat = logFormat(),
 ): Logger {
   const options: pino.LoggerOptions = {
     level,
@@ -20,8 +41,24 @@ export function createLogger(
   };
   if (destination) return pino(options, destination);
   if (level === 'silent') return pino(options);
+  if (format === 'pretty') return pino(options, prettyStdout());
   stdout ??= pino.destination({ dest: 1, sync: false });
   return pino(options, stdout);
+}
+
+let pretty: DestinationStream | undefined;
+
+/** pino-pretty in this thread (no transport worker), loaded only when a terminal asks for it. */
+function prettyStdout(): DestinationStream {
+  const build = createRequire(import.meta.url)('pino-pretty') as (options: object) => DestinationStream;
+  pretty ??= build({
+    colorize: process.stdout.isTTY === true && !process.env.NO_COLOR,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service',
+    // Fields follow the message on its line; an error's stack still gets lines of its own.
+    singleLine: true,
+  });
+  return pretty;
 }
 
 export interface LoggedError {

@@ -91,7 +91,7 @@ export async function startRelay(onejob: RelayDeps, options: RelayOptions = {}):
   const { pool, logger, metrics, config } = onejob;
   const log = logger.child({ role: 'relay' });
   const settings = { ...outboxSettings(config.outbox), ...options.settings };
-  const publishers = options.publishers ?? createPublishers(config.outbox?.publishers, options.env);
+  const publishers = options.publishers ?? createPublishers(config.outbox?.publishers, options.env, log);
   const own = new Map<string, PublisherConfig>(
     (config.outbox?.publishers ?? []).map((c) => [c.name ?? c.kind, c]),
   );

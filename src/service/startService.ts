@@ -7,13 +7,14 @@ import { refuseUndeclaredPooler } from '../db/detectPooler.js';
 import { migrate } from '../db/migrate.js';
 import { migrationUrl } from '../db/migrationUrl.js';
 import { poolerSettings } from '../db/poolerSettings.js';
-import { type EmbeddedDatabase, startEmbedded } from '../db/startEmbedded.js';
+import { type EmbeddedDatabase, EmbeddedInUseError, startEmbedded } from '../db/startEmbedded.js';
 import { warnIfAutovacuumOff } from '../db/warnIfAutovacuumOff.js';
 import { ApiKeys, devToken } from '../http/apiKeys.js';
 import { buildServer } from '../http/buildServer.js';
+import { ADMIN_TOKEN_FILE, storedToken } from '../http/storedToken.js';
 import type { AnyCodeOperation } from '../library/defineOperation.js';
 import { BACKGROUND_ROLES, type BackgroundRole } from '../library/startRoles.js';
-import { createLogger } from '../observability/createLogger.js';
+import { createLogger, type LogFormat, logFormat } from '../observability/createLogger.js';
 import { checkServiceEnv } from './checkServiceEnv.js';
 import { StartupError } from './StartupError.js';
 
@@ -43,6 +44,8 @@ export interface RunningService {
   embedded: EmbeddedDatabase | undefined;
   /** The generated development token, when one was used. */
   devToken: string | undefined;
+  /** The file holding the generated admin token, when one was used (no ONEJOB_ADMIN_TOKEN). */
+  adminTokenFile: string | undefined;
   /**
    * Stops in order: no new requests or claims, in-flight work drains, the pools close,
    * and only then the embedded PostgreSQL stops. `progress` gets one line per phase.
@@ -61,7 +64,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const env = options.env ?? process.env;
   const roles = options.roles ?? ['api', 'worker', 'relay'];
   const home = resolve(options.homeDir ?? '.onejob');
-  const logger = options.logger ?? createLogger(env.LOG_LEVEL);
+  let format: LogFormat;
+  try {
+    format = logFormat(env);
+  } catch (error) {
+    throw new StartupError((error as Error).message);
+  }
+  const logger = options.logger ?? createLogger(env.LOG_LEVEL, undefined, format);
   const settings = checkServiceEnv(env, (message) => logger.warn(message));
   const config = await loadConfig(options.configPath ?? env.ONEJOB_CONFIG, env);
 
@@ -80,8 +89,25 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     token = (await devToken(join(home, 'api-key'))).token;
     apiKeys = new ApiKeys([[token, 'dev']]);
   }
+  // With the embedded default an operator needs no setting to act either: the admin token
+  // is generated once and kept beside the development token. A set ONEJOB_ADMIN_TOKEN wins.
+  let adminToken = settings.adminToken;
+  let adminTokenFile: string | undefined;
+  if (!adminToken && !connectionString) {
+    adminTokenFile = join(home, ADMIN_TOKEN_FILE);
+    adminToken = (await storedToken(adminTokenFile, 'oj_admin_')).token;
+  }
   if (!connectionString) {
-    embedded = await startEmbedded(home, (msg) => logger.info(msg));
+    try {
+      embedded = await startEmbedded(home, {
+        log: (msg) => logger.info(msg),
+        command: 'onejob serve',
+        exclusive: true,
+      });
+    } catch (error) {
+      if (error instanceof EmbeddedInUseError) throw new StartupError(error.message);
+      throw error;
+    }
     connectionString = embedded.connectionString;
   }
 
@@ -107,7 +133,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     if (roles.includes('api')) {
       app = await buildServer(onejob, {
         apiKeys,
-        adminToken: settings.adminToken,
+        adminToken,
         metricsToken: settings.metricsToken,
       });
       const address = await app.listen({ port: settings.port, host: settings.host });
@@ -142,6 +168,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     connectionString,
     embedded,
     devToken: token,
+    adminTokenFile,
     stop: (progress = () => {}) => {
       stopping ??= (async () => {
         const began = Date.now();
@@ -149,7 +176,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
         await Promise.all(stops.map((stop) => stop()));
         progress(`drained in ${Date.now() - began} ms; closing database pools`);
         await onejob.close();
-        if (embedded?.startedHere) {
+        if (embedded?.owned) {
           progress('pools closed; stopping embedded PostgreSQL');
           await embedded.stop({ waitForSessionsMs: 5_000 });
         }

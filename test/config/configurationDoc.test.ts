@@ -7,6 +7,7 @@ import { HTTP_DEFAULTS, LIMIT_DEFAULTS } from '../../src/http/httpSettings.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../src/inbox/signatureSchemes.js';
 import { OPERATION_DEFAULTS } from '../../src/operations/operationRegistry.js';
 import { OUTBOX_DEFAULTS } from '../../src/outbox/outboxSettings.js';
+import { LOG_DEFAULTS } from '../../src/outbox/publishers/logPublisher.js';
 import { NATS_DEFAULTS } from '../../src/outbox/publishers/natsPublisher.js';
 import { RABBIT_DEFAULTS } from '../../src/outbox/publishers/rabbitPublisher.js';
 import { WEBHOOK_DEFAULTS } from '../../src/outbox/publishers/webhookPublisher.js';
@@ -93,6 +94,7 @@ const CODE_DEFAULTS: Record<string, Record<string, unknown>> = {
   'outbox.publishers (kind nats)': NATS_DEFAULTS,
   'outbox.publishers (kind rabbitmq)': RABBIT_DEFAULTS,
   'outbox.publishers (kind webhook)': WEBHOOK_DEFAULTS,
+  'outbox.publishers (kind log)': LOG_DEFAULTS,
   http: { ...HTTP_DEFAULTS },
   limits: { ...LIMIT_DEFAULTS },
   'inbox.sources.<name>': { toleranceSeconds: DEFAULT_TOLERANCE_SECONDS },

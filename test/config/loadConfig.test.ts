@@ -78,7 +78,64 @@ describe('configuration', () => {
     expect(error.message).toMatch(/GPT_KEY/);
   });
 
-  it('onejob serve refuses to start with a bad config file and exits 2 naming the key', async () => {
+  it('a file with three typos is refused once, naming each bad key by its JSON pointer', () => {
+    const error = refusal((c) => {
+      c.operations.charge.atemptTimeoutMs = 5_000;
+      c.providers['sim-a'].latncyMs = 10;
+      c.outbox.publisher = [];
+    });
+    expect(error.problems).toEqual([
+      { path: '/providers/sim-a/latncyMs', message: 'is not a known key' },
+      { path: '/operations/charge/atemptTimeoutMs', message: 'is not a known key' },
+      { path: '/outbox/publisher', message: 'is not a known key' },
+    ]);
+    expect(error.path).toBe('/providers/sim-a/latncyMs');
+    expect(error.message.split('\n')).toEqual([
+      'test: 3 problems',
+      '  /providers/sim-a/latncyMs is not a known key',
+      '  /operations/charge/atemptTimeoutMs is not a known key',
+      '  /outbox/publisher is not a known key',
+    ]);
+  });
+
+  it('an enum or a kind out of its list is refused with the allowed values', () => {
+    const error = refusal((c) => {
+      c.operations.charge.effect = 'exclsive';
+      c.providers['sim-b'] = { kind: 'grpc' };
+      c.outbox.publishers.push({ kind: 'rabbitmq', url: 'amqp://127.0.0.1', exchangeType: 'topc' });
+      c.operations.charge.permanentStatuses = [409];
+    });
+    expect(error.problems).toEqual(
+      expect.arrayContaining([
+        { path: '/operations/charge/effect', message: 'must be one of exclusive, pure' },
+        {
+          path: '/providers/sim-b/kind',
+          message: 'is "grpc"; it must be one of http, openai-compatible, anthropic, simulated',
+        },
+        {
+          path: '/outbox/publishers/1/exchangeType',
+          message: 'must be one of topic, direct, fanout, headers',
+        },
+        { path: '/operations/charge/permanentStatuses/0', message: 'must not be one of 408, 409, 425, 429' },
+      ]),
+    );
+    expect(error.message).not.toContain('allowed values');
+  });
+
+  it('references between parts are all reported at once too', () => {
+    const error = refusal((c) => {
+      c.operations.charge.providers = ['nope'];
+      c.operations.charge.hedgeAfterMs = 100;
+      c.operations.summarize.providers = ['sim-a', 'gone'];
+    });
+    expect(error.problems.map((p) => p.path)).toEqual([
+      '/operations/charge/providers/0',
+      '/operations/charge/hedgeAfterMs',
+      '/operations/summarize/providers/1',
+    ]);
+  });
+
+  it('onejob serve refuses to start with a bad config file and exits 2 naming every bad key', async () => {
     const { writeFile, mkdtemp } = await import('node:fs/promises');
     const { join } = await import('node:path');
     const { tmpdir } = await import('node:os');
@@ -86,6 +143,8 @@ describe('configuration', () => {
     const file = join(dir, 'bad.json');
     const config = base();
     config.providers.pay = { kind: 'http', url: 'http://127.0.0.1:9/charge', idempotant: true };
+    config.operations.charge.efect = 'pure';
+    config.operations.charge.maxAttempts = 'three';
     await writeFile(file, JSON.stringify(config));
     const serve = spawnOnejob(['serve', '--config', file], {
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
@@ -93,6 +152,10 @@ describe('configuration', () => {
       PORT: '0',
     });
     expect(await serve.exited).toBe(2);
+    // All three at once: one start is enough to see every typo.
+    expect(serve.output()).toContain('3 problems');
     expect(serve.output()).toContain('/providers/pay/idempotant is not a known key');
+    expect(serve.output()).toContain('/operations/charge/efect is not a known key');
+    expect(serve.output()).toContain('/operations/charge/maxAttempts must be integer');
   });
 });

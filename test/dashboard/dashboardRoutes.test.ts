@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OWNER_B, type TestApp, postJob, startTestApp } from '../helpers/startTestApp.js';
+import { OWNER_B, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -21,6 +21,7 @@ describe('dashboard routes', () => {
       '/ui/dom.js',
       '/ui/actions.js',
       '/ui/timeline.js',
+      '/ui/attemptList.js',
       '/ui/style.css',
       '/ui/favicon.svg',
     ]) {

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
@@ -153,6 +155,69 @@ describe('bad input to POST /v1/jobs gets a clear problem and writes nothing', (
     const w = await t.request('/v1/jobs/00000000-0000-7000-8000-000000000000?waitMs=99999999');
     expect(w.status).toBe(400);
     expect(((await w.json()) as { code: string }).code).toBe('request_invalid');
+  });
+});
+
+describe('malformed JSON says where parsing stopped', () => {
+  const post = (body: string) =>
+    t.request('/v1/jobs', {
+      method: 'POST',
+      headers: { 'idempotency-key': 'json-position', 'content-type': 'application/json' },
+      body,
+    });
+
+  it.each([
+    ['a missing value', '{"operation": "charge", "input": {"amount": }}', 1, 45, 'value expected'],
+    ['a missing comma on line 3', '{\n  "operation": "charge"\n  "input": {}\n}', 3, 3, 'comma expected'],
+    ['a trailing comma', '{"operation": "charge", "input": {},}', 1, 37, 'property name expected'],
+    ['an unfinished body', '{"operation": "charge", "input": {', 1, 35, 'close brace expected'],
+    ['a bare word', 'charge', 1, 1, 'invalid symbol'],
+  ])('%s: 400 invalid_json with its line and column', async (_name, body, line, column, problem) => {
+    const response = await post(body);
+    expect(response.status).toBe(400);
+    const doc = (await response.json()) as Record<string, unknown>;
+    expect(doc).toMatchObject({ code: 'invalid_json', line, column });
+    expect(doc.detail).toBe(
+      `The request body is not valid JSON: parsing stopped at line ${line}, column ${column} (byte ${doc.offset}): ${problem}.`,
+    );
+  });
+
+  it('the offset counts bytes, so a client can cut the body where parsing stopped', async () => {
+    const body = '{"operation": "charge", "input": {"note": "café", "amount": }}';
+    const doc = (await (await post(body)).json()) as { offset: number; column: number };
+    expect(Buffer.from(body).subarray(doc.offset).toString()).toBe('}}');
+    expect(doc.column).toBe(body.indexOf('}}') + 1);
+  });
+
+  it('a body that poisons a prototype is still refused', async () => {
+    const response = await post('{"operation": "charge", "input": {"__proto__": {"admin": true}}}');
+    expect(response.status).toBe(400);
+  });
+});
+
+describe('docs/api.md on a string where a number belongs', () => {
+  it('states the codes the server gives: 400 for a route field, 422 for a job input', async () => {
+    const transfer = await t.request('/v1/ledger/transfers', {
+      method: 'POST',
+      json: { id: 'doc-t1', debitAccount: 'cash', creditAccount: 'revenue', amount: '12', currency: 'EUR' },
+    });
+    expect(transfer.status).toBe(400);
+    expect(((await transfer.json()) as { code: string }).code).toBe('request_invalid');
+    const job = await t.request('/v1/jobs', {
+      method: 'POST',
+      headers: { 'idempotency-key': 'doc-amount-string' },
+      json: { operation: 'charge', input: { amount: '12' } },
+    });
+    expect(job.status).toBe(422);
+    expect(((await job.json()) as { code: string }).code).toBe('input_invalid');
+
+    const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'api.md'), 'utf8').replace(
+      /\s+/g,
+      ' ',
+    );
+    expect(doc).toContain('is `400 request_invalid` (a ledger transfer\'s `"amount": "12"`)');
+    expect(doc).toContain('is `422 input_invalid` (`{"amount": "12"}` for `charge`)');
+    expect(doc).not.toContain('`"amount": "12"` is a 400)');
   });
 });
 

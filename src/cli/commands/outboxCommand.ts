@@ -1,5 +1,5 @@
 // `onejob outbox backlog|dead-letters|replay`: the operator's view of the outbox, through
-// the server's operator routes (ONEJOB_ADMIN_TOKEN).
+// the server's operator routes (ONEJOB_ADMIN_TOKEN, else .onejob/admin-token).
 import type { Command } from 'commander';
 import { cliClient } from '../clientConfig.js';
 import { escapeControls, printText, terminalJson } from '../terminalText.js';
@@ -26,7 +26,9 @@ interface DeadLetterPage {
 export function outboxCommand(program: Command) {
   const outbox = program
     .command('outbox')
-    .description('outbox backlog and dead letters of a running server (needs ONEJOB_ADMIN_TOKEN)');
+    .description(
+      'outbox backlog and dead letters of a running server (needs the admin token: ONEJOB_ADMIN_TOKEN, else .onejob/admin-token)',
+    );
 
   outbox
     .command('backlog')

@@ -29,19 +29,20 @@ export function providersCommand(program: Command) {
           o.operation,
           o.role,
           o.status,
-          o.failoverAllowed ? 'yes' : 'no',
+          // A primary runs its operation verified or not; a fallback only once verified.
+          o.role === 'primary' ? 'yes (primary)' : o.failoverAllowed ? 'yes' : 'no: not verified',
           shortTime(o.lastVerification?.finishedAt),
         ]),
       );
       printText(
-        `${formatTable(['provider', 'kind', 'model', 'operation', 'role', 'status', 'failover', 'last verified'], rows)}\n`,
+        `${formatTable(['provider', 'kind', 'model', 'operation', 'role', 'status', 'runs it', 'last verified'], rows)}\n`,
       );
     });
 
   providers
     .command('verify <provider>')
     .description(
-      "run the operation's contract fixtures against the provider on the server and store the result (needs ONEJOB_ADMIN_TOKEN; exit 1 when it fails)",
+      "run the operation's contract fixtures against the provider on the server and store the result (needs the admin token: ONEJOB_ADMIN_TOKEN, else .onejob/admin-token; exit 1 when it fails)",
     )
     .requiredOption('-o, --operation <operation>', 'the operation whose contract to verify')
     .option('--json', 'print the report as JSON')

@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/loadConfig.js';
 import { ROLES, type Role, StartupError, startService } from '../../service/startService.js';
@@ -46,8 +47,13 @@ export function serveCommand(program: Command) {
           ? `  Database   embedded PostgreSQL, data in ${service.embedded.dataDir}`
           : '  Database   $DATABASE_URL',
       );
-      if (service.devToken) {
+      if (service.devToken)
         lines.push(`  Token      ${service.devToken}   (owner "dev", kept in .onejob/api-key)`);
+      if (service.adminTokenFile)
+        lines.push(
+          `  Admin      token kept in ${relative(process.cwd(), service.adminTokenFile)}   (operator commands read it there; paste it in the dashboard for Verify and Replay)`,
+        );
+      if (service.devToken) {
         if (service.url) {
           lines.push('');
           lines.push('Try it:');
@@ -64,18 +70,19 @@ export function serveCommand(program: Command) {
       // reaches only this process, which stops it last. One line per phase on stderr.
       const say = (line: string) => process.stderr.write(`onejob: ${line}\n`);
       let stopping = false;
-      const shutdown = (signal: string) => {
+      const shutdown = (signal: string, exitCode = 0) => {
         if (stopping)
           return say(`${signal} again: still stopping (forced exit after ${FORCE_EXIT_MS / 1000} s)`);
         stopping = true;
-        say(`${signal}: taking no new requests or claims; draining in-flight requests and attempts`);
+        if (signal.startsWith('SIG'))
+          say(`${signal}: taking no new requests or claims; draining in-flight requests and attempts`);
         const force = setTimeout(() => {
           say(`not stopped after ${FORCE_EXIT_MS / 1000} s; exiting`);
           process.exit(1);
         }, FORCE_EXIT_MS);
         force.unref();
         service.stop(say).then(
-          () => process.exit(0),
+          () => process.exit(exitCode),
           (error: unknown) => {
             say(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
             process.exit(1);
@@ -84,5 +91,37 @@ export function serveCommand(program: Command) {
       };
       process.on('SIGINT', () => shutdown('SIGINT'));
       process.on('SIGTERM', () => shutdown('SIGTERM'));
+      watchLauncher(() => shutdown('parent gone'), say);
+      // Without its database the service can only fail every request and every poll: say
+      // so once and stop (exit 1), so a supervisor restarts the whole, instead of logging
+      // the same connection error many times a second.
+      void service.embedded?.lost.then((what) => {
+        if (stopping) return;
+        say(`embedded PostgreSQL ${what}; onejob cannot work without it and stops`);
+        shutdown('database lost', 1);
+      });
     });
 }
+
+/**
+ * Under `npm start` (or npx) the server is npm's grandchild, through a shell. `kill <npm>`
+ * takes npm and the shell away but not the server, which would go on serving the port
+ * with its PostgreSQL, an orphan. When the process that started it is gone (this process
+ * was handed to another parent), it stops as on SIGTERM. Only under npm: a server started
+ * directly (`node bin/onejob.js serve`, a supervisor, `nohup`) keeps running as told.
+ */
+function watchLauncher(stop: () => void, say: (line: string) => void): void {
+  if (!process.env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    say(
+      `the process that started this one (PID ${parent}, npm ${process.env.npm_lifecycle_event}) is gone; stopping`,
+    );
+    stop();
+  }, PARENT_POLL_MS);
+  watch.unref();
+}
+
+const PARENT_POLL_MS = 1_000;

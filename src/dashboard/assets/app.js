@@ -9,7 +9,8 @@ import {
   verifyAction,
 } from './actions.js';
 import { ADMIN, api, bearer, failure, onUnauthorized, TOKEN } from './api.js';
-import { badge, duration, FINAL_STATES, h, json, short, table, time, timeMs } from './dom.js';
+import { listAttempts } from './attemptList.js';
+import { age, badge, duration, FINAL_STATES, h, json, short, table, time, timeMs } from './dom.js';
 import { drawTimeline } from './timeline.js';
 
 const main = document.getElementById('main');
@@ -23,9 +24,11 @@ function show(title, ...content) {
 
 /** Replaces the view without moving focus or announcing it: for live updates and refreshes. */
 function render(title, content) {
+  // Flattened all the way: a view's content is a list that may hold sections (a heading
+  // with its body) as lists of their own, and show() adds one more level.
   main.replaceChildren(
     h('h2', {}, title),
-    ...content.flat().filter((c) => c !== null && c !== undefined && c !== false),
+    ...content.flat(Number.POSITIVE_INFINITY).filter((c) => c !== null && c !== undefined && c !== false),
   );
   document.title = `${title} · onejob`;
 }
@@ -61,6 +64,8 @@ function signIn() {
       h('code', {}, 'onejob serve'),
       ' is in ',
       h('code', {}, '.onejob/api-key'),
+      ', its admin token in ',
+      h('code', {}, '.onejob/admin-token'),
       '.',
     ),
     h(
@@ -172,10 +177,17 @@ async function jobsView(params) {
 async function loadJobs(container, query) {
   try {
     const page = await api(`/v1/jobs?${query}`);
+    // A narrow screen keeps the first three columns (the id shortened): what a phone user looks for.
     const rows = page.items.map((j) => [
-      h('a', { href: `#/jobs/${j.id}`, class: 'mono nowrap' }, j.id),
-      j.operation,
+      h(
+        'a',
+        { href: `#/jobs/${j.id}`, class: 'mono nowrap', 'aria-label': `job ${j.id}` },
+        h('span', { class: 'id-full' }, j.id),
+        h('span', { class: 'id-short', 'aria-hidden': 'true' }, short(j.id)),
+      ),
       badge(j.state),
+      age(j.createdAt),
+      j.operation,
       h(
         'span',
         {},
@@ -185,10 +197,19 @@ async function loadJobs(container, query) {
       h('span', { class: 'mono' }, j.idempotencyKey),
       time(j.createdAt),
     ]);
+    const wide = (label) => ({ label, class: 'wide' });
     container.append(
       table(
         'Jobs, newest first',
-        ['Job', 'Operation', 'State', 'Attempts', 'Idempotency key', 'Created'],
+        [
+          'Job',
+          'State',
+          'Age',
+          wide('Operation'),
+          wide('Attempts'),
+          wide('Idempotency key'),
+          wide('Created'),
+        ],
         rows,
         'No jobs match.',
       ),
@@ -412,8 +433,9 @@ function renderJob({ job, events, deliveries }, refresh, live, announce = false)
     actions,
     h('h3', {}, 'Attempts'),
     legend(),
-    // On a narrow screen the timeline keeps a readable size and scrolls in its box.
+    // A narrow screen shows the attempts as a list of sentences instead of the drawing.
     h('div', { class: 'scroll' }, drawTimeline(job, eventList)),
+    listAttempts(job, eventList),
     table(
       'Attempts',
       ['N', 'Provider', 'State', 'Origin', 'Started', 'Finished', 'Took', 'Error', 'Action'],
@@ -664,6 +686,18 @@ const STATUS_TEXT = {
   never: 'never verified',
 };
 
+/**
+ * What the verification means for this provider's use. A primary always runs its
+ * operation, verified or not (verification only gates failover to a fallback), so "never
+ * verified" beside it is no warning; a fallback runs only while it is verified.
+ */
+function runsIt(o) {
+  if (o.role === 'primary') return 'yes, as the primary: it needs no verification';
+  return o.failoverAllowed
+    ? 'yes, as a fallback: its verification passed'
+    : 'not as a fallback until a verification passes';
+}
+
 async function providersView() {
   show('Providers', h('p', {}, 'Loading…'));
   const signal = viewSignal();
@@ -686,7 +720,7 @@ async function providersView() {
           { class: `badge v-${o.status}`, 'data-status': o.status },
           STATUS_TEXT[o.status] ?? o.status,
         ),
-        o.failoverAllowed ? 'yes' : 'no',
+        h('span', { 'data-testid': 'runs-it' }, runsIt(o)),
         h(
           'span',
           { class: 'mono', title: o.contractHash },
@@ -711,7 +745,7 @@ async function providersView() {
       h(
         'p',
         {},
-        'The primary (first listed) provider of an operation always runs it. Failover and hedging go to a fallback only while its contract verification under the current contract passed. Verifying calls the provider and needs the admin token.',
+        'The primary (first listed) provider of an operation always runs it, verified or not: its verification is for your information only. Failover and hedging go to a fallback only while its contract verification under the current contract passed. Verifying calls the provider and needs the admin token.',
       ),
       table(
         'Providers per operation',
@@ -721,7 +755,7 @@ async function providersView() {
           'Operation',
           'Role',
           'Verification',
-          'Failover allowed',
+          'Runs the operation',
           'Contract hash',
           'Last verification',
           'Action',

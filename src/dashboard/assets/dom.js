@@ -40,8 +40,29 @@ export const FINAL_STATES = ['succeeded', 'failed', 'cancelled'];
 export const json = (v) => h('pre', { class: 'mono' }, JSON.stringify(v, null, 2));
 export const short = (id) => (id ? `${id.slice(0, 8)}…` : '-');
 
+/** How long ago `iso` was, in one short word group ("42 s", "5 min"), with the time as a tooltip. */
+export const age = (iso, now = Date.now()) => {
+  if (!iso) return '-';
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  const text =
+    s < 60
+      ? `${s} s`
+      : s < 3_600
+        ? `${Math.floor(s / 60)} min`
+        : s < 86_400
+          ? `${Math.floor(s / 3_600)} h`
+          : `${Math.floor(s / 86_400)} d`;
+  return h('time', { datetime: iso, title: new Date(iso).toLocaleString(), class: 'nowrap' }, `${text} ago`);
+};
+
+/**
+ * A table in a box that scrolls sideways. A header may be `{ label, class }`: its class goes
+ * on the column's cells too (`wide`: hidden on a narrow screen).
+ */
 export function table(caption, headers, rows, empty = 'Nothing here yet.') {
   if (!rows.length) return h('p', {}, empty);
+  const label = (x) => (typeof x === 'string' ? x : x.label);
+  const cls = (i) => (typeof headers[i] === 'string' ? undefined : headers[i].class);
   // Wide tables scroll inside their own box, so a narrow screen keeps its layout.
   return h(
     'div',
@@ -56,7 +77,7 @@ export function table(caption, headers, rows, empty = 'Nothing here yet.') {
         h(
           'tr',
           {},
-          headers.map((x) => h('th', { scope: 'col' }, x)),
+          headers.map((x, i) => h('th', { scope: 'col', class: cls(i) }, label(x))),
         ),
       ),
       h(
@@ -66,7 +87,7 @@ export function table(caption, headers, rows, empty = 'Nothing here yet.') {
           h(
             'tr',
             {},
-            r.map((c) => h('td', {}, c ?? '-')),
+            r.map((c, i) => h('td', { class: cls(i) }, c ?? '-')),
           ),
         ),
       ),

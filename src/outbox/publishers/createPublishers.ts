@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { PublisherConfig } from '../../config/types.js';
 import type { Publisher } from '../publisher.js';
 import { logPublisher } from './logPublisher.js';
@@ -17,6 +18,8 @@ import { webhookPublisher, webhookSecretProblem } from './webhookPublisher.js';
 export function createPublishers(
   configs: PublisherConfig[] | undefined,
   env: NodeJS.ProcessEnv = process.env,
+  /** Where the log publisher writes its events (debug level) unless its `output` is stdout. */
+  logger?: Logger,
 ): Publisher[] {
   const list = configs && configs.length > 0 ? configs : [{ kind: 'log' as const }];
   return list.map((c, i) => {
@@ -37,7 +40,7 @@ export function createPublishers(
         return webhookPublisher({ ...c, secret });
       }
       default: // 'log'
-        return logPublisher({ name: c.name });
+        return logPublisher({ name: c.name, output: c.output, logger });
     }
   });
 }
