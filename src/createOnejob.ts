@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { type AttemptsHandle, createAttemptsHandle } from './attempts/attemptsHandle.js';
+import { compatOperations } from './compat/compatModels.js';
 import type { OnejobConfig } from './config/types.js';
 import { createPool, guardCheckedOutClients, type Queryable } from './db/createPool.js';
 import type { TxOption } from './engine/engineDeps.js';
@@ -177,6 +178,8 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
     (pool as unknown as { options?: { connectionString?: string } }).options?.connectionString;
   const config: OnejobConfig = options.config ?? { providers: {}, operations: {} };
   const operations = new OperationRegistry(config);
+  // The SDK drop-in's models are operations too (docs/compat.md).
+  for (const operation of compatOperations(config)) operations.add(operation);
   const closers: (() => Promise<void> | void)[] = [];
   // The process's one LISTEN connection, and the wake-ups sent after commit.
   const wakeups = new NotificationHub(pool, { logger, connectionString });

@@ -4,6 +4,7 @@ import { inboxSources } from '../inbox/inboxSources.js';
 import { webhookSecretProblem } from '../outbox/publishers/webhookPublisher.js';
 import { type OutputRule, ruleProblems } from '../providers/inference/outputRules.js';
 import { ConfigError } from './ConfigError.js';
+import { checkCompatModels } from './checkCompatModels.js';
 import { configSchema } from './configSchema.js';
 import { defaultConfig } from './defaultConfig.js';
 import type { OnejobConfig } from './types.js';
@@ -108,6 +109,7 @@ export function validateConfig(
       }
     }
   }
+  checkCompatModels(config, source);
   for (const [name, provider] of Object.entries(config.providers)) {
     if ((provider.kind === 'openai-compatible' || provider.kind === 'anthropic') && provider.apiKeyEnv) {
       if (!env[provider.apiKeyEnv]) {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { WORKER_DEFAULTS } from '../../src/attempts/worker.js';
+import { COMPAT_DEFAULTS } from '../../src/compat/compatModels.js';
 import { configSchema } from '../../src/config/configSchema.js';
 import { HTTP_DEFAULTS, LIMIT_DEFAULTS } from '../../src/http/httpSettings.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../src/inbox/signatureSchemes.js';
@@ -95,6 +96,8 @@ const CODE_DEFAULTS: Record<string, Record<string, unknown>> = {
   http: { ...HTTP_DEFAULTS },
   limits: { ...LIMIT_DEFAULTS },
   'inbox.sources.<name>': { toleranceSeconds: DEFAULT_TOLERANCE_SECONDS },
+  compat: { waitMs: COMPAT_DEFAULTS.waitMs, maxWaitMs: COMPAT_DEFAULTS.maxWaitMs },
+  'compat.models.<name>': { ...COMPAT_DEFAULTS.model },
   worker: {
     concurrency: WORKER_DEFAULTS.concurrency,
     leaseMs: WORKER_DEFAULTS.leaseMs,
