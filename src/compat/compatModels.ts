@@ -3,6 +3,7 @@
 // Its attempts, hedges, failover gate, verification and costs are the engine's own.
 import type { CompatConfig, CompatModelConfig, OnejobConfig, OperationConfig } from '../config/types.js';
 import { type Operation, operationFromConfig } from '../operations/operationRegistry.js';
+import { type ChatCompletion, type ChatRequest, conversationText } from './chatRequest.js';
 
 /** The operation kind of compat models; the chat adapters send its input as it is. */
 export const COMPAT_KIND = 'compat.chat';
@@ -55,7 +56,20 @@ export function compatOperations(config: OnejobConfig): Operation[] {
   return Object.entries(config.compat?.models ?? {}).map(([name, model]) => ({
     ...operationFromConfig(compatOperationName(name), compatOperationConfig(model)),
     kind: COMPAT_KIND,
+    promptOf: (input) => conversationText(input as unknown as ChatRequest),
+    contractValue: (result) =>
+      contractValue(result as ChatCompletion, model.contract?.outputSchema !== undefined),
   }));
+}
+
+/** With an output schema the answer text must be JSON, checked parsed; without one the rules see the text. */
+function contractValue(completion: ChatCompletion, json: boolean): unknown {
+  if (!json) return completion.text;
+  try {
+    return JSON.parse(completion.text) as unknown;
+  } catch {
+    return completion.text;
+  }
 }
 
 /** `compat` with its defaults filled in. */

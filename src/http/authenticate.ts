@@ -13,6 +13,18 @@ export interface AuthOptions {
   requests: TokenBuckets | undefined;
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route also takes the owner token from `x-api-key`, the header the Anthropic SDK sends. */
+    apiKeyHeader?: boolean;
+  }
+}
+
+const apiKeyOf = (request: FastifyRequest) => {
+  const header = request.headers['x-api-key'];
+  return typeof header === 'string' && header.length > 0 ? header : undefined;
+};
+
 const bearerOf = (request: FastifyRequest) => {
   const header = request.headers.authorization;
   return typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : undefined;
@@ -33,7 +45,7 @@ export function authenticate(options: AuthOptions) {
     const config = request.routeOptions.config;
     // No route matched: the not-found handler answers 404 and opens nothing.
     if (config?.public || request.routeOptions.url === undefined) return;
-    const token = bearerOf(request);
+    const token = bearerOf(request) ?? (config?.apiKeyHeader ? apiKeyOf(request) : undefined);
     if (config?.metrics) {
       if (
         options.metricsToken

@@ -2,6 +2,7 @@ import { AjvCompiler } from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
+import { compatRoutes } from '../compat/compatRoutes.js';
 import type { Onejob } from '../createOnejob.js';
 import { dashboardRoutes } from '../dashboard/dashboardRoutes.js';
 import { OnejobError } from '../errors/OnejobError.js';
@@ -10,10 +11,10 @@ import { authenticate } from './authenticate.js';
 import { checkInputValues } from './checkInputValues.js';
 import { clientErrorHandler } from './clientErrorHandler.js';
 import { errorHandler } from './errorHandler.js';
-import { endRequestSpan, startRequestSpan } from './requestSpan.js';
 import { httpSettings, limitSettings } from './httpSettings.js';
 import { TokenBuckets } from './limits/TokenBuckets.js';
 import { WaitSlots } from './limits/WaitSlots.js';
+import { endRequestSpan, startRequestSpan } from './requestSpan.js';
 import { attemptsRoutes } from './routes/attemptsRoutes.js';
 import { healthRoutes } from './routes/healthRoutes.js';
 import { inboxEventsRoutes } from './routes/inboxEventsRoutes.js';
@@ -164,6 +165,8 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   await app.register(outboxRoutes, { onejob });
   await app.register(providersRoutes, { onejob });
   await app.register(jobEventsRoutes, { onejob });
+  // The SDK drop-in (docs/compat.md): its waits are bounded per owner like long-polls.
+  await app.register(compatRoutes, { onejob, waitSlots: new WaitSlots(http.maxWaitsPerOwner) });
   if (options.dashboard !== false) await app.register(dashboardRoutes, { onejob });
 
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());

@@ -1,0 +1,194 @@
+// One SDK call: the key names the job, the normalised body is its input, and the call
+// waits for it as long as the client's deadline allows. A retry or a duplicate with the
+// same key attaches to the same job and gets the same completion; nothing here starts
+// a provider call: the worker does, once per attempt, as for every job.
+import { PassThrough } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Onejob } from '../createOnejob.js';
+import { isOnejobError, OnejobError } from '../errors/OnejobError.js';
+import { rateLimited } from '../http/authenticate.js';
+import type { WaitSlots } from '../http/limits/WaitSlots.js';
+import { ownerOf, traceparentOf } from '../http/requestContext.js';
+import { parseIdempotencyKey } from '../jobs/idempotencyKey.js';
+import type { JobView } from '../jobs/jobView.js';
+import { callDeadlineMs } from './callDeadline.js';
+import type { ChatCompletion, ParsedCall } from './chatRequest.js';
+import { compatOperationName } from './compatModels.js';
+import { recordClientRetry } from './recordClientRetry.js';
+import type { WireCall, WireFormat } from './wire.js';
+
+export interface CompatDeps {
+  onejob: Onejob;
+  waitSlots: WaitSlots;
+  settings: { waitMs: number; maxWaitMs: number };
+}
+
+const FINAL = new Set(['succeeded', 'failed', 'cancelled']);
+/** How often a waiting stream sends an SSE comment, so no proxy closes it as idle. */
+const KEEPALIVE_MS = 15_000;
+/** Longest a wait goes without re-reading the job, in case a wake-up was lost. */
+const REREAD_MS = 5_000;
+
+const KEY_HINT =
+  'Send an Idempotency-Key header, one per user intent and the same on every retry: ' +
+  'client.chat.completions.create(body, { headers: { "Idempotency-Key": key } }) ' +
+  '(Python: extra_headers={"Idempotency-Key": key}), or the idempotencyKey request option ' +
+  'on a client whose idempotencyHeader is "Idempotency-Key". onejob never derives a key from the body.';
+
+function keyOf(request: FastifyRequest): string {
+  try {
+    return parseIdempotencyKey(request.headers['idempotency-key']);
+  } catch (error) {
+    if (isOnejobError(error, 'idempotency_key_missing'))
+      throw new OnejobError('idempotency_key_missing', KEY_HINT);
+    throw error;
+  }
+}
+
+/** The job once it is final, or as it is when `ms` has passed. An unknown outcome is not final: a pure job retries. */
+async function waitForJob(onejob: Onejob, owner: string, id: string, ms: number): Promise<JobView> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const job = await onejob.jobs.get(owner, id);
+    const left = deadline - Date.now();
+    if (FINAL.has(job.state) || left <= 0) return job;
+    await onejob.wakeups.waitForJob(id, Math.min(left, REREAD_MS));
+  }
+}
+
+/** The refusal a job that is not succeeded answers with. */
+function notCompleted(job: JobView): OnejobError {
+  if (job.state === 'failed') {
+    const error = job.error as { code?: string; message?: string } | null;
+    const why = error?.message ? `: ${error.code ?? 'error'}: ${error.message}` : '';
+    return new OnejobError('completion_failed', `Job ${job.id} failed${why}`, { jobId: job.id });
+  }
+  if (job.state === 'cancelled')
+    return new OnejobError('completion_cancelled', `Job ${job.id} was cancelled.`, { jobId: job.id });
+  return new OnejobError(
+    'completion_pending',
+    `Job ${job.id} is ${job.state}; retry with the same Idempotency-Key to attach to it.`,
+    { jobId: job.id },
+  );
+}
+
+function pendingHeaders(reply: FastifyReply): void {
+  reply.header('Retry-After', '1');
+  // Both SDKs read retry-after-ms first: the retry attaches to the same job, so it need not wait a whole second.
+  reply.header('retry-after-ms', '200');
+}
+
+export async function serveCompletion(
+  deps: CompatDeps,
+  wire: WireFormat,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<unknown> {
+  const { onejob } = deps;
+  const owner = ownerOf(request);
+  const idempotencyKey = keyOf(request);
+  const call: ParsedCall = wire.normalize(request.body);
+  const operation = compatOperationName(call.model);
+  if (!onejob.operations.get(operation))
+    throw new OnejobError(
+      'model_not_found',
+      `The model "${call.model}" is not configured under compat.models.`,
+      {
+        param: 'model',
+      },
+    );
+  const { job, replayed } = await onejob.jobs.create({
+    ownerId: owner,
+    idempotencyKey,
+    operation,
+    input: call.request as unknown as Record<string, unknown>,
+    traceparent: traceparentOf(request),
+  });
+  const retryCount = Number(request.headers['x-stainless-retry-count'] ?? 0);
+  request.logFields = { jobId: job.id, idempotencyKey, replayed, operation, retryCount };
+  if (Number.isSafeInteger(retryCount) && retryCount > 0) {
+    const attemptId = job.attempts.at(-1)?.id ?? null;
+    await recordClientRetry(onejob.pool, job.id, { retryCount, requestId: request.id, attemptId }).catch(
+      (error: unknown) => request.log.warn({ err: error }, 'recording the client retry failed'),
+    );
+  }
+  reply.header('x-onejob-job-id', job.id);
+  if (replayed) reply.header('Idempotent-Replayed', 'true');
+  const wireCall: WireCall = {
+    jobId: job.id,
+    createdAt: job.createdAt,
+    model: call.model,
+    includeUsage: call.includeUsage,
+  };
+  if (!deps.waitSlots.tryTake(owner)) throw rateLimited(1, 'waiting calls');
+  let release = true;
+  try {
+    if (call.stream && job.state !== 'succeeded') {
+      release = false;
+      return openStream(deps, wire, wireCall, owner, reply);
+    }
+    const waited = await waitForJob(
+      onejob,
+      owner,
+      job.id,
+      callDeadlineMs(request.headers['x-stainless-timeout'], deps.settings),
+    );
+    if (waited.state !== 'succeeded') {
+      if (!FINAL.has(waited.state)) pendingHeaders(reply);
+      throw notCompleted(waited);
+    }
+    const completion = waited.result as ChatCompletion;
+    if (call.stream)
+      return reply
+        .type('text/event-stream; charset=utf-8')
+        .header('cache-control', 'no-cache')
+        .send(wire.streamEvents(wireCall, completion).join(''));
+    return reply.type('application/json; charset=utf-8').send(wire.completionBody(wireCall, completion));
+  } finally {
+    if (release) deps.waitSlots.release(owner);
+  }
+}
+
+/**
+ * A stream asked for while the job runs: the SSE response opens at once (so the client's
+ * deadline, which covers only the response headers, cannot end the call), comments keep
+ * it alive, and the completion follows when the job has one. The events are the
+ * completion's, cut the way a replay cuts them: a stream and its replay are identical.
+ */
+function openStream(
+  deps: CompatDeps,
+  wire: WireFormat,
+  call: WireCall,
+  owner: string,
+  reply: FastifyReply,
+): FastifyReply {
+  const body = new PassThrough();
+  const keepAlive = setInterval(() => body.write(': waiting for the completion\n\n'), KEEPALIVE_MS);
+  let closed = false;
+  reply.raw.on('close', () => {
+    closed = true;
+  });
+  const finish = async () => {
+    try {
+      const job = await waitForJob(deps.onejob, owner, call.jobId, deps.settings.maxWaitMs);
+      if (closed) return;
+      if (job.state === 'succeeded') {
+        for (const event of wire.streamEvents(call, job.result as ChatCompletion)) body.write(event);
+      } else {
+        const error = notCompleted(job);
+        const payload = JSON.stringify(
+          wire.errorBody({ status: error.status, code: error.code, message: error.detail }),
+        );
+        body.write(wire.name === 'anthropic' ? `event: error\ndata: ${payload}\n\n` : `data: ${payload}\n\n`);
+      }
+    } catch (error) {
+      reply.log.error({ err: error }, 'compat stream failed');
+    } finally {
+      clearInterval(keepAlive);
+      deps.waitSlots.release(owner);
+      body.end();
+    }
+  };
+  void finish();
+  return reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-cache').send(body);
+}

@@ -1,0 +1,351 @@
+// The SDK drop-in, driven by the official `openai` and `@anthropic-ai/sdk` clients with
+// their own retries, against fake OpenAI and Anthropic servers on loopback and a real
+// worker and database. Held upstream responses (gates) order the events; nothing sleeps.
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OnejobConfig } from '../../src/config/types.js';
+import { attemptCostTransferId } from '../../src/ledger/postAttemptCost.js';
+import { verifyProvider } from '../../src/providers/verification/verifyProvider.js';
+import { until } from '../attempts/attemptTestKit.js';
+import { type FakeAnthropicServer, startFakeAnthropicServer } from '../helpers/fakeAnthropicServer.js';
+import {
+  type FakeOpenAiServer,
+  type FakeReply,
+  Gate,
+  type RecordedRequest,
+  startFakeOpenAiServer,
+} from '../helpers/fakeOpenAiServer.js';
+import { OWNER_A, startTestApp, type TestApp } from '../helpers/startTestApp.js';
+
+let primary: FakeOpenAiServer;
+let honest: FakeAnthropicServer;
+let liar: FakeAnthropicServer;
+let t: TestApp;
+const gates: Gate[] = [];
+
+const prices = { inputPerMillionMicros: 1_000_000, outputPerMillionMicros: 2_000_000, currency: 'USD' };
+// What a fallback must show: a short answer, with no "as an AI" in it.
+const contract = {
+  fixtures: [{ input: { messages: [{ role: 'user', content: 'Say hello [fixture].' }] } }],
+  temperature: 0,
+  rules: [
+    { path: '', maxLength: 60 },
+    { path: '', notMatches: 'as an ai', flags: 'i' },
+  ],
+};
+
+function config(): OnejobConfig {
+  return {
+    providers: {
+      primary: { kind: 'openai-compatible', baseUrl: primary.baseUrl, model: 'gpt-4o-mini', prices },
+      honest: { kind: 'anthropic', baseUrl: honest.baseUrl, model: 'claude-sonnet-4-5', prices },
+      liar: { kind: 'anthropic', baseUrl: liar.baseUrl, model: 'claude-haiku-4-5', prices },
+    },
+    operations: {},
+    compat: {
+      models: {
+        'gpt-4o-mini': { providers: ['primary'], attemptTimeoutMs: 60_000 },
+        // A silent primary is hedged to the verified backup after 150 ms.
+        'gpt-hedged': {
+          providers: ['primary', 'honest'],
+          hedgeAfterMs: 150,
+          attemptTimeoutMs: 60_000,
+          contract,
+        },
+        // The liar fails its verification: a silent primary times out twice and the liar is never called.
+        'gpt-to-liar': {
+          providers: ['primary', 'liar'],
+          hedgeAfterMs: 100,
+          attemptTimeoutMs: 400,
+          maxAttempts: 2,
+          contract,
+        },
+        'claude-sonnet-4-5': { providers: ['honest'], attemptTimeoutMs: 60_000 },
+      },
+    },
+    worker: { leaseMs: 5_000, pollMs: 20, graceMs: 30_000 },
+  };
+}
+
+/** The tag in the last user message, `[tag]`, which says how the fakes answer. */
+function tagOf(req: RecordedRequest): string {
+  const messages = req.body.messages as { role: string; content: string }[];
+  return /\[([^\]]+)\]/.exec(messages.at(-1)?.content ?? '')?.[1] ?? '';
+}
+
+/** Per-tag behaviour of the primary: hold behind a gate, then answer. */
+const primaryPlan = new Map<string, Gate>();
+
+function held(tag: string): Gate {
+  const gate = new Gate();
+  gates.push(gate);
+  primaryPlan.set(tag, gate);
+  return gate;
+}
+
+const requestsFor = (server: { requests: RecordedRequest[] }, tag: string) =>
+  server.requests.filter((r) => tagOf(r) === tag);
+
+beforeAll(async () => {
+  [primary, honest, liar] = await Promise.all([
+    startFakeOpenAiServer(),
+    startFakeAnthropicServer(),
+    startFakeAnthropicServer(),
+  ]);
+  primary.script((req): FakeReply => {
+    const tag = tagOf(req);
+    const answer: FakeReply = {
+      kind: 'answer',
+      text: `Hello from the primary, about ${tag}.`,
+      inputTokens: 40,
+      outputTokens: 5,
+    };
+    const gate = primaryPlan.get(tag);
+    return gate ? { kind: 'hold', gate, after: answer } : answer;
+  });
+  honest.script((req) => ({
+    kind: 'answer',
+    text: `Hello from the backup, about ${tagOf(req)}.`,
+    inputTokens: 50,
+    outputTokens: 9,
+  }));
+  liar.script({ kind: 'answer', text: 'As an AI language model, I am happy to say hello.' });
+  t = await startTestApp({ config: config() });
+  await t.onejob.start({ roles: ['worker'] });
+  expect((await verifyProvider(t.onejob, 'honest', 'compat:gpt-hedged')).passed).toBe(true);
+  expect((await verifyProvider(t.onejob, 'liar', 'compat:gpt-to-liar')).passed).toBe(false);
+});
+afterAll(async () => {
+  for (const g of gates) g.release();
+  await t?.close();
+  await Promise.all([primary?.close(), honest?.close(), liar?.close()]);
+});
+
+/** Every response the SDK received, by status, so a test sees the SDK's own retries. */
+function recordingFetch(statuses: number[]): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    statuses.push(response.status);
+    return response;
+  };
+}
+
+function openai(options: { statuses?: number[]; apiKey?: string; maxRetries?: number } = {}) {
+  return new OpenAI({
+    baseURL: `${t.url}/compat/openai/v1`,
+    apiKey: options.apiKey ?? OWNER_A.token,
+    maxRetries: options.maxRetries ?? 2,
+    fetch: recordingFetch(options.statuses ?? []),
+  });
+}
+
+function anthropic(options: { statuses?: number[]; apiKey?: string } = {}) {
+  return new Anthropic({
+    baseURL: `${t.url}/compat/anthropic`,
+    apiKey: options.apiKey ?? OWNER_A.token,
+    maxRetries: 2,
+    fetch: recordingFetch(options.statuses ?? []),
+  });
+}
+
+const key = (k: string, timeout?: number) => ({
+  headers: { 'Idempotency-Key': k },
+  // A per-request timeout is what the SDK announces in x-stainless-timeout.
+  ...(timeout ? { timeout } : {}),
+});
+const ask = (tag: string, model = 'gpt-4o-mini') => ({
+  model,
+  messages: [{ role: 'user' as const, content: `Say hello [${tag}].` }],
+});
+
+async function attemptsOf(jobId: string) {
+  const { rows } = await t.onejob.pool.query<{ id: string; n: number; provider: string; state: string }>(
+    'SELECT id, n, provider, state FROM onejob.attempts WHERE job_id = $1 ORDER BY n',
+    [jobId],
+  );
+  return rows;
+}
+
+const jobIdOf = (completionId: string) => completionId.replace(/^chatcmpl-/, '');
+
+describe('the OpenAI SDK against /compat/openai/v1', () => {
+  it('a client timeout shorter than the upstream: the SDK retries attach to the one job, one generation upstream, and the SDK gets the completion', async () => {
+    const gate = held('slow-1');
+    const statuses: number[] = [];
+    // x-stainless-timeout: 2 (seconds): onejob answers 503 + Retry-After before the client gives up.
+    const client = openai({ statuses, maxRetries: 20 });
+    const pending = client.chat.completions.create(ask('slow-1'), key('slow-1', 2_000));
+    await gate.arrived;
+    await until('the SDK to be told to retry', async () => statuses.includes(503));
+    gate.release();
+    const completion = await pending;
+    expect(completion.choices[0]?.message.content).toBe('Hello from the primary, about slow-1.');
+    expect(requestsFor(primary, 'slow-1')).toHaveLength(1);
+    const attempts = await attemptsOf(jobIdOf(completion.id));
+    expect(attempts.map((a) => [a.n, a.state])).toEqual([[1, 'succeeded']]);
+    // The SDK's retry numbers are kept in the job's audit trail, not used as identity.
+    const { rows } = await t.onejob.pool.query<{ data: { retryCount: number } }>(
+      "SELECT data FROM onejob.job_events WHERE job_id = $1 AND type = 'client_retry' ORDER BY seq",
+      [jobIdOf(completion.id)],
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows[0]!.data.retryCount).toBe(1);
+  });
+
+  it('two concurrent calls with one key make one upstream call and get the same completion id', async () => {
+    const gate = held('twin-1');
+    const client = openai();
+    const calls = [1, 2].map(() =>
+      client.chat.completions.create(ask('twin-1'), key('twin-1')).withResponse(),
+    );
+    await gate.arrived;
+    gate.release();
+    const [a, b] = await Promise.all(
+      calls.map(async (c) => {
+        const { data, response } = await c;
+        return { data, replayed: response.headers.get('idempotent-replayed') };
+      }),
+    );
+    expect(a!.data.id).toBe(b!.data.id);
+    expect(a!.data.choices[0]?.message.content).toBe(b!.data.choices[0]?.message.content);
+    expect([a!.replayed, b!.replayed].sort()).toEqual([null, 'true']);
+    expect(requestsFor(primary, 'twin-1')).toHaveLength(1);
+  });
+
+  it('a replay after completion answers the stored completion with Idempotent-Replayed: true and calls no provider', async () => {
+    const client = openai();
+    const first = await client.chat.completions.create(ask('replay-1'), key('replay-1'));
+    const again = await client.chat.completions.create(ask('replay-1'), key('replay-1')).withResponse();
+    expect(again.data).toEqual(first);
+    expect(again.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(requestsFor(primary, 'replay-1')).toHaveLength(1);
+  });
+
+  it('the same key with another body is the SDK ConflictError, at once, without retries', async () => {
+    const statuses: number[] = [];
+    const client = openai({ statuses });
+    await client.chat.completions.create(ask('conflict-1'), key('conflict-1'));
+    statuses.length = 0;
+    const error = await client.chat.completions
+      .create(ask('conflict-other'), key('conflict-1'))
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.ConflictError);
+    expect((error as InstanceType<typeof OpenAI.ConflictError>).code).toBe('idempotency_key_reused');
+    expect(statuses).toEqual([409]);
+    expect(requestsFor(primary, 'conflict-other')).toHaveLength(0);
+  });
+
+  it('no key is a BadRequestError saying how to pass one; an unknown model NotFoundError; a wrong token AuthenticationError; none retried', async () => {
+    const statuses: number[] = [];
+    const noKey = await openai({ statuses })
+      .chat.completions.create(ask('nokey-1'))
+      .catch((e) => e);
+    expect(noKey).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((noKey as Error).message).toContain('{ headers: { "Idempotency-Key": key } }');
+    const unknownModel = await openai({ statuses })
+      .chat.completions.create(ask('model-1', 'gpt-9'), key('model-1'))
+      .catch((e) => e);
+    expect(unknownModel).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((unknownModel as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
+    const wrongToken = await openai({ statuses, apiKey: 'not-a-token' })
+      .chat.completions.create(ask('token-1'), key('token-1'))
+      .catch((e) => e);
+    expect(wrongToken).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect(statuses).toEqual([400, 404, 401]);
+    expect(requestsFor(primary, 'nokey-1')).toHaveLength(0);
+  });
+
+  it('GET /models lists the configured model names', async () => {
+    const ids = [];
+    for await (const model of openai().models.list()) ids.push(model.id);
+    expect(ids.sort()).toEqual(['claude-sonnet-4-5', 'gpt-4o-mini', 'gpt-hedged', 'gpt-to-liar']);
+  });
+});
+
+describe('failover behind the SDK', () => {
+  it('a primary that stalls is hedged to the verified backup: one winner, and both attempts cost in the ledger', async () => {
+    const gate = held('hedge-1');
+    const completion = await openai().chat.completions.create(ask('hedge-1', 'gpt-hedged'), key('hedge-1'));
+    expect(completion.choices[0]?.message.content).toBe('Hello from the backup, about hedge-1.');
+    await gate.arrived;
+    const jobId = jobIdOf(completion.id);
+    const attempts = await until('the primary attempt to settle', async () => {
+      const rows = await attemptsOf(jobId);
+      return rows.every((r) => !['starting', 'running', 'unknown'].includes(r.state)) ? rows : undefined;
+    });
+    expect(attempts.map((a) => [a.n, a.provider, a.state])).toEqual([
+      [1, 'primary', 'lost_race'],
+      [2, 'honest', 'succeeded'],
+    ]);
+    const transfers = await until('both attempt costs in the ledger', async () => {
+      const found = await Promise.all(
+        attempts.map((a) =>
+          t.onejob.ledger
+            .getTransfer({ ownerId: OWNER_A.owner, id: attemptCostTransferId(a.id) })
+            .catch(() => undefined),
+        ),
+      );
+      return found.every(Boolean) ? found : undefined;
+    });
+    // 50 tokens in and 9 out at 1 and 2 micro-USD per token; the aborted primary at its estimated prompt.
+    expect(transfers[1]!.amount).toBe(50 + 18);
+    expect(transfers[0]!.amount).toBeGreaterThan(0);
+  });
+
+  it('an unverified fallback is never used: a silent primary times out twice and the call says the job is not done', async () => {
+    held('liar-1');
+    const error = await openai({ maxRetries: 0 })
+      .chat.completions.create(ask('liar-1', 'gpt-to-liar'), key('liar-1', 2_000))
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    const jobId = (error as InstanceType<typeof OpenAI.APIError>).headers?.get('x-onejob-job-id');
+    expect(jobId).toBeTruthy();
+    const attempts = await until('both attempts to time out', async () => {
+      const rows = await attemptsOf(jobId!);
+      return rows.length === 2 && rows.every((r) => r.state === 'unknown') ? rows : undefined;
+    });
+    expect(attempts.map((a) => a.provider)).toEqual(['primary', 'primary']);
+    expect(liar.requests.filter((r) => tagOf(r) === 'liar-1')).toHaveLength(0);
+  });
+});
+
+describe('the Anthropic SDK against /compat/anthropic', () => {
+  const message = (tag: string) => ({
+    model: 'claude-sonnet-4-5',
+    max_tokens: 100,
+    messages: [{ role: 'user' as const, content: `Say hello [${tag}].` }],
+  });
+
+  it('answers in the Messages format with the x-api-key the SDK sends; a replay gets the same message', async () => {
+    const client = anthropic();
+    const first = await client.messages.create(message('msg-1'), key('msg-1'));
+    expect(first.content).toEqual([{ type: 'text', text: 'Hello from the backup, about msg-1.' }]);
+    expect(first.stop_reason).toBe('end_turn');
+    const again = await client.messages.create(message('msg-1'), key('msg-1'));
+    expect(again).toEqual(first);
+    expect(requestsFor(honest, 'msg-1')).toHaveLength(1);
+  });
+
+  it('no key, an unknown model, a wrong key and a reused key are the SDK error classes, none retried', async () => {
+    const statuses: number[] = [];
+    const client = anthropic({ statuses });
+    const noKey = await client.messages.create(message('a-nokey')).catch((e) => e);
+    expect(noKey).toBeInstanceOf(Anthropic.BadRequestError);
+    const unknownModel = await client.messages
+      .create({ ...message('a-model'), model: 'claude-9' }, key('a-model'))
+      .catch((e) => e);
+    expect(unknownModel).toBeInstanceOf(Anthropic.NotFoundError);
+    const wrongKey = await anthropic({ statuses, apiKey: 'not-a-token' })
+      .messages.create(message('a-token'), key('a-token'))
+      .catch((e) => e);
+    expect(wrongKey).toBeInstanceOf(Anthropic.AuthenticationError);
+    await client.messages.create(message('a-conflict'), key('a-conflict'));
+    statuses.length = 0;
+    const conflict = await client.messages
+      .create(message('a-conflict-other'), key('a-conflict'))
+      .catch((e) => e);
+    expect(conflict).toBeInstanceOf(Anthropic.ConflictError);
+    expect(statuses).toEqual([409]);
+  });
+});
