@@ -349,3 +349,81 @@ describe('the Anthropic SDK against /compat/anthropic', () => {
     expect(statuses).toEqual([409]);
   });
 });
+
+/** A raw call, for the bytes of a stream. */
+async function rawStream(path: string, idempotencyKey: string, body: unknown) {
+  const response = await fetch(`${t.url}${path}`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${OWNER_A.token}`,
+      'idempotency-key': idempotencyKey,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    replayed: response.headers.get('idempotent-replayed'),
+    text: await response.text(),
+  };
+}
+
+describe('streams', () => {
+  it('OpenAI: a live stream, a duplicate attached to it and a replay after completion carry the same chunks, ending with [DONE]', async () => {
+    const gate = held('stream-1');
+    const body = { ...ask('stream-1'), stream: true, stream_options: { include_usage: true } };
+    const live = rawStream('/compat/openai/v1/chat/completions', 'stream-1', body);
+    await gate.arrived;
+    const attached = openai().chat.completions.create(
+      { ...ask('stream-1'), stream: true, stream_options: { include_usage: true } },
+      key('stream-1'),
+    );
+    const duplicate = rawStream('/compat/openai/v1/chat/completions', 'stream-1', body);
+    gate.release();
+    const [first, second] = await Promise.all([live, duplicate]);
+    const pieces: string[] = [];
+    let usage: unknown;
+    for await (const chunk of await attached) {
+      pieces.push(chunk.choices[0]?.delta.content ?? '');
+      if (chunk.usage) usage = chunk.usage;
+    }
+    const replay = await rawStream('/compat/openai/v1/chat/completions', 'stream-1', body);
+    expect(first.status).toBe(200);
+    expect(first.text.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(second.text).toBe(first.text);
+    expect(replay.text).toBe(first.text);
+    expect(replay.replayed).toBe('true');
+    expect(pieces.join('')).toBe('Hello from the primary, about stream-1.');
+    expect(pieces.filter(Boolean).length).toBeGreaterThan(1);
+    expect(usage).toEqual({ prompt_tokens: 40, completion_tokens: 5, total_tokens: 45 });
+    expect(requestsFor(primary, 'stream-1')).toHaveLength(1);
+  });
+
+  it('Anthropic: a stream and its replay carry the same events, ending with message_stop', async () => {
+    const body = {
+      model: 'claude-sonnet-4-5',
+      max_tokens: 100,
+      stream: true,
+      messages: [{ role: 'user', content: 'Say hello [stream-2].' }],
+    };
+    const first = await rawStream('/compat/anthropic/v1/messages', 'stream-2', body);
+    const stream = await anthropic().messages.create(
+      { ...body, stream: true, messages: [{ role: 'user', content: 'Say hello [stream-2].' }] },
+      key('stream-2'),
+    );
+    const types: string[] = [];
+    const pieces: string[] = [];
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === 'content_block_delta' && event.delta.type === 'text_delta')
+        pieces.push(event.delta.text);
+    }
+    const replay = await rawStream('/compat/anthropic/v1/messages', 'stream-2', body);
+    expect(first.text.endsWith('event: message_stop\ndata: {"type":"message_stop"}\n\n')).toBe(true);
+    expect(replay.text).toBe(first.text);
+    expect(pieces.join('')).toBe('Hello from the backup, about stream-2.');
+    expect(types[0]).toBe('message_start');
+    expect(types.at(-1)).toBe('message_stop');
+    expect(requestsFor(honest, 'stream-2')).toHaveLength(1);
+  });
+});
