@@ -46,12 +46,18 @@ function keyOf(request: FastifyRequest): string {
 }
 
 /** The job once it is final, or as it is when `ms` has passed. An unknown outcome is not final: a pure job retries. */
-async function waitForJob(onejob: Onejob, owner: string, id: string, ms: number): Promise<JobView> {
+async function waitForJob(
+  onejob: Onejob,
+  owner: string,
+  id: string,
+  ms: number,
+  gone: () => boolean = () => false,
+): Promise<JobView> {
   const deadline = Date.now() + ms;
   for (;;) {
     const job = await onejob.jobs.get(owner, id);
     const left = deadline - Date.now();
-    if (FINAL.has(job.state) || left <= 0) return job;
+    if (FINAL.has(job.state) || left <= 0 || gone()) return job;
     await onejob.wakeups.waitForJob(id, Math.min(left, REREAD_MS));
   }
 }
@@ -70,6 +76,17 @@ function notCompleted(job: JobView): OnejobError {
     `Job ${job.id} is ${job.state}; retry with the same Idempotency-Key to attach to it.`,
     { jobId: job.id },
   );
+}
+
+/** The stored completion; an archived job whose record was purged keeps only its outcome. */
+function completionOf(job: JobView): ChatCompletion {
+  if (job.result === null || typeof job.result !== 'object')
+    throw new OnejobError(
+      'completion_purged',
+      `Job ${job.id} succeeded, but its completion was purged with its archived record.`,
+      { jobId: job.id },
+    );
+  return job.result as ChatCompletion;
 }
 
 function pendingHeaders(reply: FastifyReply): void {
@@ -137,7 +154,7 @@ export async function serveCompletion(
       if (!FINAL.has(waited.state)) pendingHeaders(reply);
       throw notCompleted(waited);
     }
-    const completion = waited.result as ChatCompletion;
+    const completion = completionOf(waited);
     if (call.stream)
       return reply
         .type('text/event-stream; charset=utf-8')
@@ -170,19 +187,21 @@ function openStream(
   });
   const finish = async () => {
     try {
-      const job = await waitForJob(deps.onejob, owner, call.jobId, deps.settings.maxWaitMs);
+      // A client that went away stops the wait at the next re-read: the job goes on without it.
+      const job = await waitForJob(deps.onejob, owner, call.jobId, deps.settings.maxWaitMs, () => closed);
       if (closed) return;
-      if (job.state === 'succeeded') {
-        for (const event of wire.streamEvents(call, job.result as ChatCompletion)) body.write(event);
-      } else {
-        const error = notCompleted(job);
-        const payload = JSON.stringify(
-          wire.errorBody({ status: error.status, code: error.code, message: error.detail }),
-        );
-        body.write(wire.name === 'anthropic' ? `event: error\ndata: ${payload}\n\n` : `data: ${payload}\n\n`);
-      }
-    } catch (error) {
-      reply.log.error({ err: error }, 'compat stream failed');
+      if (job.state !== 'succeeded') throw notCompleted(job);
+      for (const event of wire.streamEvents(call, completionOf(job))) body.write(event);
+    } catch (thrown) {
+      // The status line has gone out: a refusal now is an error event, which both SDKs raise.
+      const error = isOnejobError(thrown)
+        ? thrown
+        : new OnejobError('internal_error', `The stream of job ${call.jobId} failed; see the server log.`);
+      if (!isOnejobError(thrown)) reply.log.error({ err: thrown }, 'compat stream failed');
+      const payload = JSON.stringify(
+        wire.errorBody({ status: error.status, code: error.code, message: error.detail }),
+      );
+      body.write(wire.name === 'anthropic' ? `event: error\ndata: ${payload}\n\n` : `data: ${payload}\n\n`);
     } finally {
       clearInterval(keepAlive);
       deps.waitSlots.release(owner);

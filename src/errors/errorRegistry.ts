@@ -98,6 +98,7 @@ export const errorRegistry = {
   },
   completion_failed: { status: 502, title: 'Every attempt at this completion failed' },
   completion_cancelled: { status: 409, title: 'The job of this completion was cancelled' },
+  completion_purged: { status: 410, title: 'The completion was purged with its archived job' },
 
   // Server side
   database_unavailable: { status: 503, title: 'The database is unavailable; retry later' },

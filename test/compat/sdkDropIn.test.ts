@@ -256,10 +256,20 @@ describe('the OpenAI SDK against /compat/openai/v1', () => {
     expect(requestsFor(primary, 'nokey-1')).toHaveLength(0);
   });
 
-  it('GET /models lists the configured model names', async () => {
+  it('GET /models lists the configured model names, and /openapi.json the compat routes', async () => {
     const ids = [];
     for await (const model of openai().models.list()) ids.push(model.id);
     expect(ids.sort()).toEqual(['claude-sonnet-4-5', 'gpt-4o-mini', 'gpt-hedged', 'gpt-to-liar']);
+    const spec = (await (await t.request('/openapi.json', { token: null })).json()) as {
+      paths: Record<string, unknown>;
+    };
+    expect(Object.keys(spec.paths)).toEqual(
+      expect.arrayContaining([
+        '/compat/openai/v1/chat/completions',
+        '/compat/openai/v1/models',
+        '/compat/anthropic/v1/messages',
+      ]),
+    );
   });
 });
 
