@@ -10,8 +10,12 @@ export const COMPAT_KIND = 'compat.chat';
 
 /** Defaults of `compat` and `compat.models.<name>` (docs/configuration.md). */
 export const COMPAT_DEFAULTS = {
-  /** How long a call without `x-stainless-timeout` waits for its job before answering 503. */
-  waitMs: 60_000,
+  /**
+   * How long a call without `x-stainless-timeout` waits for its job before answering 503:
+   * a minute under the SDKs' default timeout (10 min), so the client reads the 503 and
+   * retries under the same key instead of timing out itself.
+   */
+  waitMs: 540_000,
   /** The longest any call waits, whatever deadline the client sends. */
   maxWaitMs: 600_000,
   model: {

@@ -65,9 +65,14 @@ async function waitForJob(
 /** The refusal a job that is not succeeded answers with. */
 function notCompleted(job: JobView): OnejobError {
   if (job.state === 'failed') {
-    const error = job.error as { code?: string; message?: string } | null;
-    const why = error?.message ? `: ${error.code ?? 'error'}: ${error.message}` : '';
-    return new OnejobError('completion_failed', `Job ${job.id} failed${why}`, { jobId: job.id });
+    // The job's own error says why it stopped; the last attempt's says what the provider answered.
+    const why = [job.error, job.attempts.at(-1)?.error]
+      .map((e) => e as { code?: string; message?: string } | null | undefined)
+      .flatMap((e) => (e?.message ? [`${e.code ?? 'error'}: ${e.message}`] : []))
+      .join('; last attempt: ');
+    return new OnejobError('completion_failed', `Job ${job.id} failed${why ? `: ${why}` : ''}`, {
+      jobId: job.id,
+    });
   }
   if (job.state === 'cancelled')
     return new OnejobError('completion_cancelled', `Job ${job.id} was cancelled.`, { jobId: job.id });
@@ -144,11 +149,17 @@ export async function serveCompletion(
       release = false;
       return openStream(deps, wire, wireCall, owner, reply);
     }
+    // A client that went away stops the wait at the next re-read; the job goes on without it.
+    let gone = false;
+    reply.raw.on('close', () => {
+      gone = true;
+    });
     const waited = await waitForJob(
       onejob,
       owner,
       job.id,
       callDeadlineMs(request.headers['x-stainless-timeout'], deps.settings),
+      () => gone,
     );
     if (waited.state !== 'succeeded') {
       if (!FINAL.has(waited.state)) pendingHeaders(reply);

@@ -62,6 +62,7 @@ function config(): OnejobConfig {
           contract,
         },
         'claude-sonnet-4-5': { providers: ['honest'], attemptTimeoutMs: 60_000 },
+        'gpt-once': { providers: ['primary'], attemptTimeoutMs: 60_000, maxAttempts: 1 },
       },
     },
     worker: { leaseMs: 5_000, pollMs: 20, graceMs: 30_000 },
@@ -101,8 +102,14 @@ beforeAll(async () => {
       inputTokens: 40,
       outputTokens: 5,
     };
+    const refusal: FakeReply = {
+      kind: 'status',
+      status: 400,
+      body: { error: { message: 'This model cannot do that.', type: 'invalid_request_error' } },
+    };
+    const reply = tag.startsWith('refused') ? refusal : answer;
     const gate = primaryPlan.get(tag);
-    return gate ? { kind: 'hold', gate, after: answer } : answer;
+    return gate ? { kind: 'hold', gate, after: reply } : reply;
   });
   honest.script((req) => ({
     kind: 'answer',
@@ -259,7 +266,7 @@ describe('the OpenAI SDK against /compat/openai/v1', () => {
   it('GET /models lists the configured model names, and /openapi.json the compat routes', async () => {
     const ids = [];
     for await (const model of openai().models.list()) ids.push(model.id);
-    expect(ids.sort()).toEqual(['claude-sonnet-4-5', 'gpt-4o-mini', 'gpt-hedged', 'gpt-to-liar']);
+    expect(ids.sort()).toEqual(['claude-sonnet-4-5', 'gpt-4o-mini', 'gpt-hedged', 'gpt-once', 'gpt-to-liar']);
     const spec = (await (await t.request('/openapi.json', { token: null })).json()) as {
       paths: Record<string, unknown>;
     };
@@ -377,6 +384,35 @@ async function rawStream(path: string, idempotencyKey: string, body: unknown) {
     text: await response.text(),
   };
 }
+
+describe('failed jobs', () => {
+  it('a job whose every attempt failed is a final 502 completion_failed, not retried; a stream of it ends with an error event', async () => {
+    const statuses: number[] = [];
+    const failed = await openai({ statuses })
+      .chat.completions.create(ask('refused-1', 'gpt-once'), key('refused-1'))
+      .catch((e) => e);
+    expect(failed).toBeInstanceOf(OpenAI.InternalServerError);
+    expect((failed as InstanceType<typeof OpenAI.APIError>).code).toBe('completion_failed');
+    expect((failed as Error).message).toContain('This model cannot do that.');
+    expect(statuses).toEqual([502]);
+    const gate = held('refused-2');
+    const stream = openai().chat.completions.create(
+      { ...ask('refused-2', 'gpt-once'), stream: true },
+      key('refused-2'),
+    );
+    await gate.arrived;
+    gate.release();
+    const streamed = await (async () => {
+      for await (const _chunk of await stream) {
+        // no chunk comes before the error event
+      }
+    })().catch((e) => e);
+    expect(streamed).toBeInstanceOf(OpenAI.APIError);
+    expect((streamed as InstanceType<typeof OpenAI.APIError>).code).toBe('completion_failed');
+    expect((streamed as Error).message).toContain('This model cannot do that.');
+    expect(requestsFor(primary, 'refused-2')).toHaveLength(1);
+  });
+});
 
 describe('streams', () => {
   it('OpenAI: a live stream, a duplicate attached to it and a replay after completion carry the same chunks, ending with [DONE]', async () => {
