@@ -69,5 +69,26 @@ export async function compatRoutes(app: FastifyInstance, { onejob, waitSlots }: 
       },
       (request, reply) => serveCompletion(deps, anthropic, request, reply),
     );
+    scope.get(
+      '/compat/anthropic/v1/models',
+      {
+        config: { apiKeyHeader: true },
+        schema: { summary: 'The models of compat.models, as Anthropic lists models', tags: ['compat'] },
+      },
+      async () => {
+        const ids = models();
+        return {
+          data: ids.map((id) => ({
+            type: 'model',
+            id,
+            display_name: id,
+            created_at: '1970-01-01T00:00:00Z',
+          })),
+          has_more: false,
+          first_id: ids[0] ?? null,
+          last_id: ids.at(-1) ?? null,
+        };
+      },
+    );
   });
 }

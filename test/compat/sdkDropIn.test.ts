@@ -275,6 +275,7 @@ describe('the OpenAI SDK against /compat/openai/v1', () => {
         '/compat/openai/v1/chat/completions',
         '/compat/openai/v1/models',
         '/compat/anthropic/v1/messages',
+        '/compat/anthropic/v1/models',
       ]),
     );
   });
@@ -342,6 +343,12 @@ describe('the Anthropic SDK against /compat/anthropic', () => {
     const again = await client.messages.create(message('msg-1'), key('msg-1'));
     expect(again).toEqual(first);
     expect(requestsFor(honest, 'msg-1')).toHaveLength(1);
+  });
+
+  it('GET /models lists the configured model names', async () => {
+    const ids = [];
+    for await (const model of anthropic().models.list()) ids.push(model.id);
+    expect(ids).toContain('claude-sonnet-4-5');
   });
 
   it('no key, an unknown model, a wrong key and a reused key are the SDK error classes, none retried', async () => {
