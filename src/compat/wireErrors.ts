@@ -5,8 +5,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ProblemDocument } from '../errors/problemDocument.js';
 import type { WireAnswer } from './wire.js';
 
-/** Answers a retry can change: the SDK retries them (and by itself only some of them). */
-const RETRYABLE = new Set([429, 503]);
+/** Answers a retry can change (a body that came too slowly, a limit, a job still running). */
+const RETRYABLE = new Set([408, 429, 503]);
 
 export function shouldRetry(status: number): string | undefined {
   if (RETRYABLE.has(status)) return 'true';

@@ -1,10 +1,12 @@
 // The normalised request is a compat job's identity: what the SDKs send must map to it
 // faithfully, labels must not change it, and whatever cannot be carried is refused by name.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { callDeadlineMs } from '../../src/compat/callDeadline.js';
 import { normalizeAnthropicRequest } from '../../src/compat/normalizeAnthropicRequest.js';
 import { normalizeOpenAiRequest } from '../../src/compat/normalizeOpenAiRequest.js';
 import { streamPieces } from '../../src/compat/streamPieces.js';
+import { validateConfig } from '../../src/config/loadConfig.js';
 import { isOnejobError } from '../../src/errors/OnejobError.js';
 
 function refusedParam(fn: () => unknown): string | undefined {
@@ -137,5 +139,15 @@ describe('streams and deadlines', () => {
     expect(callDeadlineMs('3600', settings)).toBe(600_000);
     expect(callDeadlineMs('0', settings)).toBe(0);
     expect(callDeadlineMs('soon', settings)).toBe(60_000);
+  });
+});
+
+describe('docs/compat.md', () => {
+  it('its example config loads', () => {
+    const doc = readFileSync(new URL('../../docs/compat.md', import.meta.url), 'utf8');
+    const json = /```json\n([\s\S]*?)\n```/.exec(doc)?.[1];
+    const env = { OPENAI_API_KEY: 'sk-test', ANTHROPIC_API_KEY: 'sk-ant-test' };
+    const config = validateConfig(JSON.parse(json ?? 'null'), 'docs/compat.md', env);
+    expect(Object.keys(config.compat?.models ?? {})).toEqual(['gpt-4o-mini', 'claude-sonnet-4-5']);
   });
 });
