@@ -1,8 +1,7 @@
 // Anthropic's wire format for what a compat job holds: the message body, its event
 // stream (message_start ... message_stop), and the `{"type": "error"}` body of a refusal.
 import type { ChatCompletion, FinishReason } from './chatRequest.js';
-import { streamPieces } from './streamPieces.js';
-import type { WireAnswer, WireCall, WireError } from './wire.js';
+import type { StreamParts, WireAnswer, WireCall, WireError } from './wire.js';
 
 const STOP: Record<FinishReason, string> = {
   stop: 'end_turn',
@@ -26,10 +25,15 @@ function completionBody(call: WireCall, c: ChatCompletion): unknown {
   };
 }
 
-function streamEvents(call: WireCall, c: ChatCompletion): string[] {
-  const event = (type: string, data: Record<string, unknown>) =>
-    `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-  return [
+const event = (type: string, data: Record<string, unknown>) =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+
+/**
+ * The usage is known once the completion is: `message_start` says 0 tokens, and
+ * `message_delta` carries both counts, which the SDK's accumulated message takes.
+ */
+const stream: StreamParts = {
+  head: (call) => [
     event('message_start', {
       message: {
         id: idOf(call),
@@ -39,21 +43,21 @@ function streamEvents(call: WireCall, c: ChatCompletion): string[] {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: c.usage.inputTokens, output_tokens: 0 },
+        usage: { input_tokens: 0, output_tokens: 0 },
       },
     }),
     event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-    ...streamPieces(c.text).map((text) =>
-      event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }),
-    ),
+  ],
+  piece: (_call, text) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }),
+  tail: (_call, c) => [
     event('content_block_stop', { index: 0 }),
     event('message_delta', {
       delta: { stop_reason: STOP[c.finishReason], stop_sequence: c.stopSequence ?? null },
-      usage: { output_tokens: c.usage.outputTokens },
+      usage: { input_tokens: c.usage.inputTokens, output_tokens: c.usage.outputTokens },
     }),
     event('message_stop', {}),
-  ];
-}
+  ],
+};
 
 function errorType(status: number): string {
   if (status === 401) return 'authentication_error';
@@ -70,4 +74,4 @@ function errorBody(e: WireError): unknown {
   return { type: 'error', error: { type: errorType(e.status), message: e.message, code: e.code } };
 }
 
-export const anthropicWire: WireAnswer = { completionBody, streamEvents, errorBody };
+export const anthropicWire: WireAnswer = { completionBody, stream, errorBody };

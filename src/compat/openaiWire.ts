@@ -1,8 +1,7 @@
 // OpenAI's wire format for what a compat job holds: the chat.completion body, its
 // chat.completion.chunk stream, and the `{"error": {...}}` body of a refusal.
 import type { ChatCompletion, FinishReason } from './chatRequest.js';
-import { streamPieces } from './streamPieces.js';
-import type { WireAnswer, WireCall, WireError } from './wire.js';
+import type { StreamParts, WireAnswer, WireCall, WireError } from './wire.js';
 
 const FINISH: Record<FinishReason, string> = {
   stop: 'stop',
@@ -38,31 +37,35 @@ function completionBody(call: WireCall, c: ChatCompletion): unknown {
   };
 }
 
-/** The chunks of a stream, then `[DONE]`: role first, the text by pieces, the finish reason, the usage if asked. */
-function streamEvents(call: WireCall, c: ChatCompletion): string[] {
-  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
-    `data: ${JSON.stringify({
-      id: idOf(call),
-      object: 'chat.completion.chunk',
-      created: createdOf(call),
-      model: call.model,
-      choices,
-      ...extra,
-    })}\n\n`;
-  const delta = (d: Record<string, unknown>, finish: string | null = null) => ({
-    index: 0,
-    delta: d,
-    logprobs: null,
-    finish_reason: finish,
-  });
-  return [
-    chunk([delta({ role: 'assistant', content: '', refusal: null })]),
-    ...streamPieces(c.text).map((piece) => chunk([delta({ content: piece })])),
-    chunk([delta({}, FINISH[c.finishReason])]),
-    ...(call.includeUsage ? [chunk([], { usage: usageOf(c) })] : []),
-    'data: [DONE]\n\n',
-  ];
+function chunk(call: WireCall, choices: unknown[], extra: Record<string, unknown> = {}): string {
+  const body = {
+    id: idOf(call),
+    object: 'chat.completion.chunk',
+    created: createdOf(call),
+    model: call.model,
+    choices,
+    ...extra,
+  };
+  return `data: ${JSON.stringify(body)}\n\n`;
 }
+
+const delta = (d: Record<string, unknown>, finish: string | null = null) => ({
+  index: 0,
+  delta: d,
+  logprobs: null,
+  finish_reason: finish,
+});
+
+/** Role first, the text by pieces, the finish reason, the usage if asked, then `[DONE]`. */
+const stream: StreamParts = {
+  head: (call) => [chunk(call, [delta({ role: 'assistant', content: '', refusal: null })])],
+  piece: (call, text) => chunk(call, [delta({ content: text })]),
+  tail: (call, c) => [
+    chunk(call, [delta({}, FINISH[c.finishReason])]),
+    ...(call.includeUsage ? [chunk(call, [], { usage: usageOf(c) })] : []),
+    'data: [DONE]\n\n',
+  ],
+};
 
 function errorType(status: number): string {
   if (status === 401) return 'authentication_error';
@@ -76,4 +79,4 @@ function errorBody(e: WireError): unknown {
   return { error: { message: e.message, type: errorType(e.status), param: e.param ?? null, code: e.code } };
 }
 
-export const openAiWire: WireAnswer = { completionBody, streamEvents, errorBody };
+export const openAiWire: WireAnswer = { completionBody, stream, errorBody };

@@ -15,7 +15,7 @@ import { callDeadlineMs } from './callDeadline.js';
 import type { ChatCompletion, ParsedCall } from './chatRequest.js';
 import { compatOperationName } from './compatModels.js';
 import { recordClientRetry } from './recordClientRetry.js';
-import type { WireCall, WireFormat } from './wire.js';
+import { streamEvents, type WireCall, type WireFormat } from './wire.js';
 
 export interface CompatDeps {
   onejob: Onejob;
@@ -170,7 +170,7 @@ export async function serveCompletion(
       return reply
         .type('text/event-stream; charset=utf-8')
         .header('cache-control', 'no-cache')
-        .send(wire.streamEvents(wireCall, completion).join(''));
+        .send(streamEvents(wire.stream, wireCall, completion).join(''));
     return reply.type('application/json; charset=utf-8').send(wire.completionBody(wireCall, completion));
   } finally {
     if (release) deps.waitSlots.release(owner);
@@ -202,7 +202,7 @@ function openStream(
       const job = await waitForJob(deps.onejob, owner, call.jobId, deps.settings.maxWaitMs, () => closed);
       if (closed) return;
       if (job.state !== 'succeeded') throw notCompleted(job);
-      for (const event of wire.streamEvents(call, completionOf(job))) body.write(event);
+      for (const event of streamEvents(wire.stream, call, completionOf(job))) body.write(event);
     } catch (thrown) {
       // The status line has gone out: a refusal now is an error event, which both SDKs raise.
       const error = isOnejobError(thrown)
