@@ -14,7 +14,9 @@ import type { JobView } from '../jobs/jobView.js';
 import { callDeadlineMs } from './callDeadline.js';
 import type { ChatCompletion, ParsedCall } from './chatRequest.js';
 import { compatOperationName } from './compatModels.js';
+import { liveStreams } from './liveStreams.js';
 import { recordClientRetry } from './recordClientRetry.js';
+import { streamPieces } from './streamPieces.js';
 import { streamEvents, type WireCall, type WireFormat } from './wire.js';
 
 export interface CompatDeps {
@@ -196,13 +198,33 @@ function openStream(
   reply.raw.on('close', () => {
     closed = true;
   });
+  for (const event of wire.stream.head(call)) body.write(event);
+  // The pieces the attempt that claimed the job's stream has produced in this process so
+  // far, then each next one as it comes; the stored completion supplies the rest.
+  const sent: string[] = [];
+  const send = (piece: string) => {
+    sent.push(piece);
+    body.write(wire.stream.piece(call, piece));
+  };
+  const live = liveStreams.attach(call.jobId, send);
+  for (const piece of live.pieces) send(piece);
   const finish = async () => {
     try {
       // A client that went away stops the wait at the next re-read: the job goes on without it.
       const job = await waitForJob(deps.onejob, owner, call.jobId, deps.settings.maxWaitMs, () => closed);
+      live.detach();
       if (closed) return;
       if (job.state !== 'succeeded') throw notCompleted(job);
-      for (const event of streamEvents(wire.stream, call, completionOf(job))) body.write(event);
+      const completion = completionOf(job);
+      const pieces = streamPieces(completion.text);
+      if (sent.some((piece, i) => pieces[i] !== piece))
+        throw new OnejobError(
+          'stream_interrupted',
+          `The attempt this stream relayed stopped after it began, and job ${call.jobId} completed through another; call again with the same Idempotency-Key for its completion.`,
+          { jobId: call.jobId },
+        );
+      for (const piece of pieces.slice(sent.length)) body.write(wire.stream.piece(call, piece));
+      for (const event of wire.stream.tail(call, completion)) body.write(event);
     } catch (thrown) {
       // The status line has gone out: a refusal now is an error event, which both SDKs raise.
       const error = isOnejobError(thrown)
@@ -214,6 +236,7 @@ function openStream(
       );
       body.write(wire.name === 'anthropic' ? `event: error\ndata: ${payload}\n\n` : `data: ${payload}\n\n`);
     } finally {
+      live.detach();
       clearInterval(keepAlive);
       deps.waitSlots.release(owner);
       body.end();

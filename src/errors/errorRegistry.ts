@@ -99,6 +99,10 @@ export const errorRegistry = {
   completion_failed: { status: 502, title: 'Every attempt at this completion failed' },
   completion_cancelled: { status: 409, title: 'The job of this completion was cancelled' },
   completion_purged: { status: 410, title: 'The completion was purged with its archived job' },
+  stream_interrupted: {
+    status: 502,
+    title: 'The attempt a live stream relayed stopped; call again with the same key for the completion',
+  },
 
   // Server side
   database_unavailable: { status: 503, title: 'The database is unavailable; retry later' },

@@ -77,6 +77,8 @@ function tagOf(req: RecordedRequest): string {
 
 /** Per-tag behaviour of the primary: hold behind a gate, then answer. */
 const primaryPlan = new Map<string, Gate>();
+/** Per-tag: stream half the answer, then hold the rest behind a gate. */
+const midStreamPlan = new Map<string, Gate>();
 
 function held(tag: string): Gate {
   const gate = new Gate();
@@ -107,7 +109,8 @@ beforeAll(async () => {
       status: 400,
       body: { error: { message: 'This model cannot do that.', type: 'invalid_request_error' } },
     };
-    const reply = tag.startsWith('refused') ? refusal : answer;
+    const midStream = midStreamPlan.get(tag);
+    const reply = tag.startsWith('refused') ? refusal : midStream ? { ...answer, midStream } : answer;
     const gate = primaryPlan.get(tag);
     return gate ? { kind: 'hold', gate, after: reply } : reply;
   });
@@ -422,6 +425,49 @@ describe('failed jobs', () => {
 });
 
 describe('streams', () => {
+  it('a live stream relays the winner while it generates; a duplicate attaches to what was produced so far; the replay is the same', async () => {
+    const gate = new Gate();
+    gates.push(gate);
+    midStreamPlan.set('live-1', gate);
+    const body = { ...ask('live-1'), stream: true as const };
+    const live = (await openai().chat.completions.create(body, key('live-1')))[Symbol.asyncIterator]();
+    const livePieces: string[] = [];
+    // The upstream holds half of its answer: pieces arrive before it has finished.
+    while (livePieces.join('').length === 0) {
+      const next = await live.next();
+      if (next.done) throw new Error('the stream ended before the upstream finished');
+      livePieces.push(next.value.choices[0]?.delta.content ?? '');
+    }
+    expect(requestsFor(primary, 'live-1')[0]!.wasAborted()).toBe(false);
+    const duplicate = openai().chat.completions.create(body, key('live-1'));
+    const rawLive = rawStream('/compat/openai/v1/chat/completions', 'live-1', body);
+    const duplicatePieces: string[] = [];
+    const duplicateIterator = (await duplicate)[Symbol.asyncIterator]();
+    // The duplicate starts with what the winner produced so far, while the upstream still holds the rest.
+    while (duplicatePieces.join('').length === 0) {
+      const next = await duplicateIterator.next();
+      if (next.done) throw new Error('the duplicate ended before the upstream finished');
+      duplicatePieces.push(next.value.choices[0]?.delta.content ?? '');
+    }
+    expect(requestsFor(primary, 'live-1')[0]!.wasAborted()).toBe(false);
+    gate.release();
+    for (let next = await live.next(); !next.done; next = await live.next())
+      livePieces.push(next.value.choices[0]?.delta.content ?? '');
+    for (let next = await duplicateIterator.next(); !next.done; next = await duplicateIterator.next())
+      duplicatePieces.push(next.value.choices[0]?.delta.content ?? '');
+    const replay = await rawStream('/compat/openai/v1/chat/completions', 'live-1', body);
+    expect((await rawLive).text).toBe(replay.text);
+    expect(livePieces.join('')).toBe('Hello from the primary, about live-1.');
+    expect(duplicatePieces.filter(Boolean)).toEqual(livePieces.filter(Boolean));
+    expect(requestsFor(primary, 'live-1')).toHaveLength(1);
+    const jobId = replay.text.match(/"id":"chatcmpl-([0-9a-f-]+)"/)?.[1];
+    const { rows } = await t.onejob.pool.query(
+      "SELECT type FROM onejob.job_events WHERE job_id = $1 AND type = 'stream_claimed'",
+      [jobId],
+    );
+    expect(rows).toHaveLength(1);
+  });
+
   it('OpenAI: a live stream, a duplicate attached to it and a replay after completion carry the same chunks, ending with [DONE]', async () => {
     const gate = held('stream-1');
     const body = { ...ask('stream-1'), stream: true, stream_options: { include_usage: true } };
