@@ -79,6 +79,8 @@ function tagOf(req: RecordedRequest): string {
 const primaryPlan = new Map<string, Gate>();
 /** Per-tag: stream half the answer, then hold the rest behind a gate. */
 const midStreamPlan = new Map<string, Gate>();
+/** Per-tag behaviour of the backup: hold behind a gate, then answer. */
+const honestPlan = new Map<string, Gate>();
 
 function held(tag: string): Gate {
   const gate = new Gate();
@@ -114,12 +116,16 @@ beforeAll(async () => {
     const gate = primaryPlan.get(tag);
     return gate ? { kind: 'hold', gate, after: reply } : reply;
   });
-  honest.script((req) => ({
-    kind: 'answer',
-    text: `Hello from the backup, about ${tagOf(req)}.`,
-    inputTokens: 50,
-    outputTokens: 9,
-  }));
+  honest.script((req): FakeReply => {
+    const answer: FakeReply = {
+      kind: 'answer',
+      text: `Hello from the backup, about ${tagOf(req)}.`,
+      inputTokens: 50,
+      outputTokens: 9,
+    };
+    const gate = honestPlan.get(tagOf(req));
+    return gate ? { kind: 'hold', gate, after: answer } : answer;
+  });
   liar.script({ kind: 'answer', text: 'As an AI language model, I am happy to say hello.' });
   t = await startTestApp({ config: config() });
   await t.onejob.start({ roles: ['worker'] });
@@ -312,6 +318,38 @@ describe('failover behind the SDK', () => {
     // 50 tokens in and 9 out at 1 and 2 micro-USD per token; the aborted primary at its estimated prompt.
     expect(transfers[1]!.amount).toBe(50 + 18);
     expect(transfers[0]!.amount).toBeGreaterThan(0);
+  });
+
+  it('a primary that produces text first keeps the job: the hedge racing it is aborted, lost_race, and never reaches the stream', async () => {
+    const silent = held('claim-1');
+    const hedgeHeld = new Gate();
+    const rest = new Gate();
+    gates.push(hedgeHeld, rest);
+    honestPlan.set('claim-1', hedgeHeld);
+    midStreamPlan.set('claim-1', rest);
+    const stream = openai().chat.completions.create(
+      { ...ask('claim-1', 'gpt-hedged'), stream: true },
+      key('claim-1'),
+    );
+    await silent.arrived;
+    // The primary is silent past hedgeAfterMs: the hedge starts, and its call is held too.
+    const hedged = await hedgeHeld.arrived;
+    silent.release();
+    // The primary streams half its answer and claims the job's stream: the hedge is aborted.
+    expect(await hedged.aborted).toBe(true);
+    rest.release();
+    const pieces: string[] = [];
+    for await (const chunk of await stream) pieces.push(chunk.choices[0]?.delta.content ?? '');
+    expect(pieces.join('')).toBe('Hello from the primary, about claim-1.');
+    const jobId = (await t.onejob.jobs.list(OWNER_A.owner, { idempotencyKey: 'claim-1' })).items[0]!.id;
+    const attempts = await until('the hedge to settle', async () => {
+      const rows = await attemptsOf(jobId);
+      return rows.every((r) => !['starting', 'running', 'unknown'].includes(r.state)) ? rows : undefined;
+    });
+    expect(attempts.map((a) => [a.n, a.provider, a.state])).toEqual([
+      [1, 'primary', 'succeeded'],
+      [2, 'honest', 'lost_race'],
+    ]);
   });
 
   it('an unverified fallback is never used: a silent primary times out twice and the call says the job is not done', async () => {
