@@ -147,7 +147,8 @@ export async function serveCompletion(
   if (!deps.waitSlots.tryTake(owner)) throw rateLimited(1, 'waiting calls');
   let release = true;
   try {
-    if (call.stream && job.state !== 'succeeded') {
+    // A job already final answers at once, with its status; a stream of a running job opens now.
+    if (call.stream && !FINAL.has(job.state)) {
       release = false;
       return openStream(deps, wire, wireCall, owner, reply);
     }
