@@ -3,7 +3,7 @@
 // wrote to .onejob/api-key. The CLI reads server state only through the HTTP API.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createClient, type OnejobClient } from '../client/index.js';
+import { type OnejobClient, createClient } from '../client/index.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 

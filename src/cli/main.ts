@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, Help, type Option } from 'commander';
 import { isOnejobClientError } from '../client/index.js';
-import { CliConfigError, clientConfig, HOW_TO_CONNECT } from './clientConfig.js';
+import { CliConfigError, HOW_TO_CONNECT, clientConfig } from './clientConfig.js';
 import { archiveCommand } from './commands/archiveCommand.js';
 import { benchCommand } from './commands/benchCommand.js';
 import { demoCommand } from './commands/demoCommand.js';

@@ -1,8 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import type { Onejob } from '../createOnejob.js';
-import { ownerOf } from '../http/requestContext.js';
 import type { JobView } from '../jobs/jobView.js';
+import { ownerOf } from '../http/requestContext.js';
 
 /** How long one stream lives; the page reconnects, so no connection is held forever. */
 const STREAM_MS = 5 * 60_000;
