@@ -13,6 +13,7 @@ export const UNIT_TESTS = [
   'test/chaos/checker.test.ts',
   'test/chaos/faultSchedule.test.ts',
   'test/client/retryPolicy.test.ts',
+  'test/compat/normalizeRequests.test.ts',
   'test/config/configurationDoc.test.ts',
   'test/config/loadConfig.test.ts',
   'test/db/poolerSettings.test.ts',

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { type AttemptsHandle, createAttemptsHandle } from './attempts/attemptsHandle.js';
+import { compatOperations } from './compat/compatModels.js';
 import type { OnejobConfig } from './config/types.js';
 import { createPool, guardCheckedOutClients, type Queryable } from './db/createPool.js';
 import { isTransactionPooler, poolerSettings } from './db/poolerSettings.js';
@@ -186,6 +187,8 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
     options.connectionString ??
     (pool as unknown as { options?: { connectionString?: string } }).options?.connectionString;
   const operations = new OperationRegistry(config);
+  // The SDK drop-in's models are operations too (docs/compat.md).
+  for (const operation of compatOperations(config)) operations.add(operation);
   const closers: (() => Promise<void> | void)[] = [];
   // The process's one LISTEN connection, and the wake-ups sent after commit.
   const wakeups = createNotificationHub(pool, pooler, { logger, connectionString });

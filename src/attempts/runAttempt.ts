@@ -2,6 +2,9 @@
 // turned into an unknown outcome, its hedge, and the settlement of what came back.
 // Every settlement is committed by the functions next to this file and its effects go
 // through `settled` (the post-commit seam).
+import { claimStream } from '../compat/claimStream.js';
+import { COMPAT_KIND } from '../compat/compatModels.js';
+import { liveStreams } from '../compat/liveStreams.js';
 import { isOnejobError } from '../errors/OnejobError.js';
 import { failpoint } from '../failpoints/failpoints.js';
 import type { TraceSpan } from '../observability/tracing/tracing.js';
@@ -141,6 +144,8 @@ async function call(
     operation.effect === 'pure' && operation.hedgeAfterMs !== undefined && attempt.origin !== 'hedge'
       ? setTimeout(() => track(state, hedge(state, attempt, operation, job)), operation.hedgeAfterMs)
       : undefined;
+  const onText =
+    operation.kind === COMPAT_KIND ? streamClaim(state, attempt, controller, hedgeTimer) : undefined;
   let outcome: ProviderOutcome;
   const client = startProviderSpan(span, provider, attempt);
   try {
@@ -154,6 +159,7 @@ async function call(
       // The adapters send it as `traceparent`: the provider's own spans join the job's trace.
       traceparent: client.traceparent ?? job.traceparent,
       signal: controller.signal,
+      onText,
     });
   } catch (error) {
     outcome = { kind: 'unknown', error: { code: 'provider_error', message: (error as Error).message } };
@@ -163,6 +169,7 @@ async function call(
     clearTimeout(hedgeTimer);
     state.calls.delete(attempt.id);
     state.callJobs.delete(attempt.id);
+    if (onText) liveStreams.close(attempt.job_id, attempt.id);
   }
   endProviderSpan(client, outcome);
   return { outcome, timedOut };
@@ -230,6 +237,36 @@ async function settleOutcome(
   return {
     ...afterUnknown(attempt.job_id, marked),
     log: { level: 'warn', message: 'attempt outcome unknown', fields },
+  };
+}
+
+/**
+ * The text relay of a compat attempt (docs/compat.md#streams): its first text claims the
+ * job's stream, which makes it the only attempt that can complete the job; the hedge
+ * timer stops and the siblings in this process are aborted (those elsewhere lose their
+ * compare-and-swap). An attempt that cannot claim is outraced and aborted.
+ */
+function streamClaim(
+  state: WorkerState,
+  attempt: AttemptRow,
+  controller: AbortController,
+  hedgeTimer: NodeJS.Timeout | undefined,
+): (delta: string) => Promise<boolean> {
+  let claimed = false;
+  return async (delta) => {
+    if (!claimed) {
+      if (!(await claimStream(state.deps.pool, attempt.id))) {
+        state.outraced.add(attempt.id);
+        controller.abort(new Error('a sibling attempt produced the job its text first'));
+        return false;
+      }
+      claimed = true;
+      clearTimeout(hedgeTimer);
+      abortSiblings(state, attempt);
+      liveStreams.open(attempt.job_id, attempt.id);
+    }
+    liveStreams.append(attempt.job_id, attempt.id, delta);
+    return true;
   };
 }
 

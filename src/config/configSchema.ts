@@ -141,6 +141,31 @@ export const operationSchema = {
   },
 } as const;
 
+// A model name the SDK drop-in endpoints accept (docs/compat.md): an operation in disguise,
+// whose job input is the normalised chat request. Model names may hold `/` and `:`
+// (`openai/gpt-4o`), so they have a pattern of their own.
+export const compatModelSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['providers'],
+  properties: {
+    providers: operationSchema.properties.providers,
+    effect: operationSchema.properties.effect,
+    attemptTimeoutMs: operationSchema.properties.attemptTimeoutMs,
+    hedgeAfterMs: operationSchema.properties.hedgeAfterMs,
+    maxAttempts: operationSchema.properties.maxAttempts,
+    contract: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        ...operationSchema.properties.contract.properties,
+        outputSchema: { type: 'object' },
+        rules: { type: 'array', items: outputRuleSchema },
+      },
+    },
+  },
+} as const;
+
 // Options every publisher may override; the same keys under `outbox` set the defaults.
 const publisherRetry = {
   maxDeliveries: { type: 'integer', minimum: 1 },
@@ -295,6 +320,19 @@ export const configSchema = {
       properties: {
         pooler: { enum: ['none', 'session', 'transaction'] },
         pollMs: { type: 'integer', minimum: 100, maximum: 60_000 },
+      },
+    },
+    compat: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        waitMs: { type: 'integer', minimum: 0, maximum: 3_600_000 },
+        maxWaitMs: { type: 'integer', minimum: 0, maximum: 3_600_000 },
+        models: {
+          type: 'object',
+          propertyNames: { pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$' },
+          additionalProperties: compatModelSchema,
+        },
       },
     },
     worker: {

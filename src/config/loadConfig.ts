@@ -4,6 +4,7 @@ import { inboxSources } from '../inbox/inboxSources.js';
 import { webhookSecretProblem, webhookUrlProblem } from '../outbox/publishers/webhookPublisher.js';
 import { type OutputRule, ruleProblems } from '../providers/inference/outputRules.js';
 import { ConfigError, type ConfigProblem } from './ConfigError.js';
+import { checkCompatModels } from './checkCompatModels.js';
 import { configSchema } from './configSchema.js';
 import { defaultConfig } from './defaultConfig.js';
 import type { OnejobConfig } from './types.js';
@@ -92,11 +93,13 @@ export function validateConfig(
   const problems = referenceProblems(config, env);
   // Secrets, schemes and signed event ids: the same checks the server runs when it builds
   // the sources, made here so a bad source is refused when the config loads.
-  try {
-    inboxSources(config, env, source);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    problems.push(...error.problems);
+  for (const check of [() => inboxSources(config, env, source), () => checkCompatModels(config, source)]) {
+    try {
+      check();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+    }
   }
   const refused = ConfigError.of(problems, source);
   if (refused) throw refused;

@@ -51,6 +51,10 @@ export type WorkerConfig = NonNullable<OnejobConfig['worker']>;
 export type IntakeConfig = NonNullable<OnejobConfig['intake']>;
 /** Timeouts and per-owner bounds of the HTTP server (docs/configuration.md). */
 export type HttpConfig = NonNullable<OnejobConfig['http']>;
+/** The SDK drop-in endpoints: model names and how long a call waits (docs/compat.md). */
+export type CompatConfig = NonNullable<OnejobConfig['compat']>;
+/** One entry of `compat.models`: the operation a model name stands for (docs/compat.md). */
+export type CompatModelConfig = NonNullable<CompatConfig['models']>[string];
 /** Per-owner token buckets for requests and job creation (docs/configuration.md). */
 export type LimitsConfig = NonNullable<OnejobConfig['limits']>;
 /** How onejob reaches PostgreSQL: directly or through a pooler (docs/operations.md#poolers). */

@@ -95,6 +95,20 @@ export const errorRegistry = {
   // Outbox
   dead_letter_not_found: { status: 404, title: 'No such dead letter' },
 
+  // SDK drop-in (docs/compat.md)
+  model_not_found: { status: 404, title: 'No such model is configured under compat.models' },
+  completion_pending: {
+    status: 503,
+    title: 'The completion is still being generated; retry with the same Idempotency-Key',
+  },
+  completion_failed: { status: 502, title: 'Every attempt at this completion failed' },
+  completion_cancelled: { status: 409, title: 'The job of this completion was cancelled' },
+  completion_purged: { status: 410, title: 'The completion was purged with its archived job' },
+  stream_interrupted: {
+    status: 502,
+    title: 'The attempt a live stream relayed stopped; call again with the same key for the completion',
+  },
+
   // Server side
   database_unavailable: { status: 503, title: 'The database is unavailable; retry later' },
   internal_error: { status: 500, title: 'Internal error' },

@@ -15,6 +15,18 @@ export interface AuthOptions {
   failures?: TokenBuckets | undefined;
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route also takes the owner token from `x-api-key`, the header the Anthropic SDK sends. */
+    apiKeyHeader?: boolean;
+  }
+}
+
+const apiKeyOf = (request: FastifyRequest) => {
+  const header = request.headers['x-api-key'];
+  return typeof header === 'string' && header.length > 0 ? header : undefined;
+};
+
 const bearerOf = (request: FastifyRequest) => {
   const header = request.headers.authorization;
   return typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : undefined;
@@ -55,7 +67,7 @@ export function authenticate(options: AuthOptions) {
       options.failures?.take(address);
       return sendProblem(reply, error);
     };
-    const token = bearerOf(request);
+    const token = bearerOf(request) ?? (config?.apiKeyHeader ? apiKeyOf(request) : undefined);
     if (config?.metrics) {
       if (options.metricsToken ? isSameSecret(token, options.metricsToken) : isLoopbackClient(request))
         return;

@@ -2,6 +2,7 @@ import { AjvCompiler } from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
+import { compatRoutes } from '../compat/compatRoutes.js';
 import type { Onejob } from '../createOnejob.js';
 import { dashboardRoutes } from '../dashboard/dashboardRoutes.js';
 import { OnejobError } from '../errors/OnejobError.js';
@@ -172,6 +173,8 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   await app.register(outboxRoutes, { onejob });
   await app.register(providersRoutes, { onejob });
   await app.register(jobEventsRoutes, { onejob });
+  // The SDK drop-in (docs/compat.md): its waits count in the owner's long-poll slots.
+  await app.register(compatRoutes, { onejob, waitSlots });
   if (options.dashboard !== false) await app.register(dashboardRoutes, { onejob, waitSlots });
 
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());

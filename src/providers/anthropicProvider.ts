@@ -1,5 +1,7 @@
 // Anthropic messages API (`POST {baseUrl}/v1/messages`). One HTTP request per attempt, no
 // retries: the attempt engine owns retries, hedging and timeouts.
+import { COMPAT_KIND } from '../compat/compatModels.js';
+import { callCompatUpstream } from '../compat/upstream/callCompatUpstream.js';
 import type { AnthropicProviderConfig } from '../config/types.js';
 import {
   answerOutcome,
@@ -38,6 +40,15 @@ export function createAnthropicProvider(
     kind: 'anthropic',
     idempotent: false,
     async call(call: ProviderCall): Promise<ProviderOutcome> {
+      // A compat job's input is a whole chat request, sent as the client wrote it (docs/compat.md).
+      if (call.operation.kind === COMPAT_KIND) {
+        const headers = {
+          'anthropic-version': ANTHROPIC_VERSION,
+          ...(apiKey ? { 'x-api-key': apiKey } : {}),
+        };
+        const defaultMaxTokens = config.maxTokens ?? DEFAULT_MAX_TOKENS;
+        return callCompatUpstream({ name, config, url, headers, defaultMaxTokens }, call);
+      }
       const prepared = prepareChat(call, name);
       if (!prepared.ok) return prepared.outcome;
       const { prompt, config: op } = prepared;

@@ -1,5 +1,7 @@
 // OpenAI-compatible chat completions (`POST {baseUrl}/chat/completions`). One HTTP request
 // per attempt, no retries: the attempt engine owns retries, hedging and timeouts.
+import { COMPAT_KIND } from '../compat/compatModels.js';
+import { callCompatUpstream } from '../compat/upstream/callCompatUpstream.js';
 import type { OpenAiProviderConfig } from '../config/types.js';
 import {
   answerOutcome,
@@ -40,6 +42,11 @@ export function createOpenAiProvider(
     // Chat completions do not dedupe on Idempotency-Key; a resend is a second generation.
     idempotent: false,
     async call(call: ProviderCall): Promise<ProviderOutcome> {
+      // A compat job's input is a whole chat request, sent as the client wrote it (docs/compat.md).
+      if (call.operation.kind === COMPAT_KIND) {
+        const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+        return callCompatUpstream({ name, config, url, headers, defaultMaxTokens: 0 }, call);
+      }
       const prepared = prepareChat(call, name);
       if (!prepared.ok) return prepared.outcome;
       const { prompt, config: op } = prepared;

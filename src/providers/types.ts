@@ -53,6 +53,13 @@ export interface ProviderCall {
   signal: AbortSignal;
   /** Sampling temperature for inference; default: the operation contract's temperature. */
   temperature?: number | undefined;
+  /**
+   * Set for calls whose text may be relayed as it is produced (compat jobs): the adapter
+   * streams the upstream answer and hands each text delta here, in order, awaiting each.
+   * False means this attempt may not produce the job's text (a sibling claimed it): the
+   * call's signal is aborted and the adapter stops.
+   */
+  onText?: ((delta: string) => Promise<boolean>) | undefined;
 }
 
 /** What a provider reports when asked about an earlier request (reconciliation). */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { WORKER_DEFAULTS } from '../../src/attempts/worker.js';
+import { COMPAT_DEFAULTS } from '../../src/compat/compatModels.js';
 import { configSchema } from '../../src/config/configSchema.js';
 import { DATABASE_DEFAULTS } from '../../src/db/poolerSettings.js';
 import { HTTP_DEFAULTS, LIMIT_DEFAULTS } from '../../src/http/httpSettings.js';
@@ -99,6 +100,8 @@ const CODE_DEFAULTS: Record<string, Record<string, unknown>> = {
   limits: { ...LIMIT_DEFAULTS },
   'inbox.sources.<name>': { toleranceSeconds: DEFAULT_TOLERANCE_SECONDS },
   database: { ...DATABASE_DEFAULTS },
+  compat: { waitMs: COMPAT_DEFAULTS.waitMs, maxWaitMs: COMPAT_DEFAULTS.maxWaitMs },
+  'compat.models.<name>': { ...COMPAT_DEFAULTS.model },
   worker: {
     concurrency: WORKER_DEFAULTS.concurrency,
     leaseMs: WORKER_DEFAULTS.leaseMs,

@@ -61,6 +61,29 @@ describe('configuration', () => {
       (c: any) => (c.operations.charge.attemptTimeoutMs = -1),
       '/operations/charge/attemptTimeoutMs',
     ],
+    [
+      'a compat model naming a missing provider',
+      (c: any) => (c.compat = { models: { 'gpt-4o': { providers: ['nope'] } } }),
+      '/compat/models/gpt-4o/providers/0',
+    ],
+    [
+      'a compat model on a provider that speaks no chat wire format',
+      (c: any) => (c.compat = { models: { 'openai/gpt-4o': { providers: ['sim-a'] } } }),
+      '/compat/models/openai~1gpt-4o/providers/0',
+    ],
+    [
+      'an unknown compat model key',
+      (c: any) => (c.compat = { models: { m: { providers: ['sim-a'], prompt: {} } } }),
+      '/compat/models/m/prompt',
+    ],
+    [
+      'hedging on an exclusive compat model',
+      (c: any) => {
+        c.providers.gpt = { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:1/v1', model: 'x' };
+        c.compat = { models: { m: { providers: ['gpt'], effect: 'exclusive', hedgeAfterMs: 100 } } };
+      },
+      '/compat/models/m/hedgeAfterMs',
+    ],
   ])('refuses %s and names the path', (_name, mutate, path) => {
     expect(refusal(mutate).path).toBe(path);
   });

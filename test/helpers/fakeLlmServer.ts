@@ -18,7 +18,15 @@ export interface RecordedRequest {
 /** What the fake does with one request. */
 export type FakeReply =
   /** The model answers with this text (JSON-encode it yourself, or send prose on purpose). */
-  | { kind: 'answer'; text: string; inputTokens?: number; outputTokens?: number; delayMs?: number }
+  | {
+      kind: 'answer';
+      text: string;
+      inputTokens?: number;
+      outputTokens?: number;
+      delayMs?: number;
+      /** A request with `stream: true`: the events up to half the text go out, then this gate holds the rest. */
+      midStream?: Gate;
+    }
   /** A raw HTTP status and JSON body (errors, rate limits, 5xx). */
   | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
   /** Hold the request open until `release()` or the client aborts; then answer with `after`. */
@@ -59,9 +67,19 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
+/** The text of an answer in stream deltas of a few characters, as providers send tokens. */
+export function textDeltas(text: string): string[] {
+  return text.match(/[\s\S]{1,4}/g) ?? [];
+}
+
 export async function startFakeLlmServer(
   routePath: string,
   render: (reply: Extract<FakeReply, { kind: 'answer' }>, req: RecordedRequest) => unknown,
+  /** Server-Sent Events of an answer, for requests with `stream: true`; the split index says where the text's second half begins. */
+  renderStream?: (
+    reply: Extract<FakeReply, { kind: 'answer' }>,
+    req: RecordedRequest,
+  ) => { events: string[]; half: number },
 ): Promise<FakeServer> {
   const requests: RecordedRequest[] = [];
   let replies: Script[] = [{ kind: 'answer', text: '{}' }];
@@ -90,6 +108,20 @@ export async function startFakeLlmServer(
     }
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
     if (rec.wasAborted()) return;
+    if (renderStream && rec.body.stream === true) {
+      const { events, half } = renderStream(reply, rec);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const [i, event] of events.entries()) {
+        if (i === half && reply.midStream) {
+          reply.midStream.markArrived(rec);
+          await Promise.race([reply.midStream.wait(), rec.aborted]);
+          if (rec.wasAborted()) return;
+        }
+        res.write(event);
+      }
+      res.end();
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(render(reply, rec)));
   };

@@ -79,38 +79,37 @@ export async function postJson(
     const text = await response.text();
     return { status: response.status, headers: response.headers, text };
   } catch (error) {
-    if (signal.aborted) {
-      const reason =
-        signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
-      return {
-        outcome: {
-          kind: 'unknown',
-          error: { code: 'aborted', message: `the request was aborted: ${reason}` },
-        },
-      };
-    }
-    const code = networkCode(error);
-    if (code && DEFINITE_NETWORK_CODES.has(code)) {
-      return {
-        outcome: {
-          kind: 'failure',
-          error: {
-            code: 'connection_refused',
-            message: `${redactUrl(url)}: ${code}; the request was never sent`,
-          },
-        },
-      };
-    }
+    return { outcome: fetchFailure(url, error, signal) };
+  }
+}
+
+/**
+ * What a request that threw means: a refused connection is a definite failure (nothing
+ * was sent); an abort, a reset or a broken body is unknown.
+ */
+export function fetchFailure(url: string, error: unknown, signal: AbortSignal): ProviderOutcome {
+  if (signal.aborted) {
+    const reason =
+      signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted');
+    return { kind: 'unknown', error: { code: 'aborted', message: `the request was aborted: ${reason}` } };
+  }
+  const code = networkCode(error);
+  if (code && DEFINITE_NETWORK_CODES.has(code)) {
     return {
-      outcome: {
-        kind: 'unknown',
-        error: {
-          code: 'connection_reset',
-          message: `${redactUrl(url)}: ${code ?? redactedMessage(error)}; the provider may have received the request`,
-        },
+      kind: 'failure',
+      error: {
+        code: 'connection_refused',
+        message: `${redactUrl(url)}: ${code}; the request was never sent`,
       },
     };
   }
+  return {
+    kind: 'unknown',
+    error: {
+      code: 'connection_reset',
+      message: `${redactUrl(url)}: ${code ?? redactedMessage(error)}; the provider may have received the request`,
+    },
+  };
 }
 
 /** Statuses after which the provider may or may not be doing the work. */

@@ -68,9 +68,19 @@ function reservedOutputTokens(provider: ProviderConfig): number {
 
 async function tokenizerCheck(
   provider: ProviderConfig,
+  operation: Operation,
   op: OperationConfig,
   input: Record<string, unknown>,
 ): Promise<CheckResult> {
+  if (operation.promptOf && LLM_KINDS.has(provider.kind)) {
+    const check = await checkTokenizer(provider, operation.promptOf(input), reservedOutputTokens(provider));
+    return {
+      name: 'tokenizer',
+      status: check.waived ? 'waived' : check.passed ? 'passed' : 'failed',
+      reason: check.reason,
+      evidence: check.evidence as Record<string, unknown>,
+    };
+  }
   if (op.kind !== 'inference.chat' || !op.prompt) {
     return {
       name: 'tokenizer',
@@ -156,7 +166,10 @@ async function callChecks(
   let contract: CheckResult;
   if (outcome.kind === 'success') {
     // Adapters of inference providers check already; others (http, simulated) are checked here.
-    const checked = checkOutputValue(op, outcome.result);
+    const checked = checkOutputValue(
+      op,
+      operation.contractValue ? operation.contractValue(outcome.result) : outcome.result,
+    );
     contract = checked.ok
       ? {
           name: 'output_contract',
@@ -222,7 +235,7 @@ export async function verifyProvider(
   const temperature = op.contract?.temperature ?? DEFAULT_CONTRACT_TEMPERATURE;
   const fixtures: FixtureReport[] = [];
   for (const [index, fixture] of (op.contract?.fixtures ?? []).entries()) {
-    const tokenizer = await tokenizerCheck(providerConfig, op, fixture.input);
+    const tokenizer = await tokenizerCheck(providerConfig, operation, op, fixture.input);
     // A prompt the provider would misread proves nothing and may cost money: do not send it.
     const sent: [CheckResult, CheckResult] =
       tokenizer.status === 'failed'

@@ -1,0 +1,77 @@
+// Anthropic's wire format for what a compat job holds: the message body, its event
+// stream (message_start ... message_stop), and the `{"type": "error"}` body of a refusal.
+import type { ChatCompletion, FinishReason } from './chatRequest.js';
+import type { StreamParts, WireAnswer, WireCall, WireError } from './wire.js';
+
+const STOP: Record<FinishReason, string> = {
+  stop: 'end_turn',
+  stop_sequence: 'stop_sequence',
+  length: 'max_tokens',
+  content_filter: 'refusal',
+};
+
+const idOf = (call: WireCall) => `msg_${call.jobId.replace(/-/g, '')}`;
+
+function completionBody(call: WireCall, c: ChatCompletion): unknown {
+  return {
+    id: idOf(call),
+    type: 'message',
+    role: 'assistant',
+    model: call.model,
+    content: [{ type: 'text', text: c.text }],
+    stop_reason: STOP[c.finishReason],
+    stop_sequence: c.stopSequence ?? null,
+    usage: { input_tokens: c.usage.inputTokens, output_tokens: c.usage.outputTokens },
+  };
+}
+
+const event = (type: string, data: Record<string, unknown>) =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+
+/**
+ * The usage is known once the completion is: `message_start` says 0 tokens, and
+ * `message_delta` carries both counts, which the SDK's accumulated message takes.
+ */
+const stream: StreamParts = {
+  head: (call) => [
+    event('message_start', {
+      message: {
+        id: idOf(call),
+        type: 'message',
+        role: 'assistant',
+        model: call.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 0, output_tokens: 0 },
+      },
+    }),
+    event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+  ],
+  piece: (_call, text) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }),
+  tail: (_call, c) => [
+    event('content_block_stop', { index: 0 }),
+    event('message_delta', {
+      delta: { stop_reason: STOP[c.finishReason], stop_sequence: c.stopSequence ?? null },
+      usage: { input_tokens: c.usage.inputTokens, output_tokens: c.usage.outputTokens },
+    }),
+    event('message_stop', {}),
+  ],
+};
+
+function errorType(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 413) return 'request_too_large';
+  if (status === 429) return 'rate_limit_error';
+  if (status === 503) return 'overloaded_error';
+  if (status >= 500) return 'api_error';
+  return 'invalid_request_error';
+}
+
+function errorBody(e: WireError): unknown {
+  return { type: 'error', error: { type: errorType(e.status), message: e.message, code: e.code } };
+}
+
+export const anthropicWire: WireAnswer = { completionBody, stream, errorBody };
