@@ -64,8 +64,6 @@ export function serveCommand(program: Command) {
           lines.push(`       -d '{"operation":"charge","input":{"amount":1999}}'`);
         }
       }
-      process.stdout.write(lines.join('\n') + '\n');
-
       // The embedded PostgreSQL runs in a process group of its own, so a terminal's Ctrl-C
       // reaches only this process, which stops it last. One line per phase on stderr.
       const say = (line: string) => process.stderr.write(`onejob: ${line}\n`);
@@ -89,8 +87,11 @@ export function serveCommand(program: Command) {
           },
         );
       };
+      // Before the banner: whoever waits for it may signal at once, and a signal with no
+      // listener yet would end the process with its default action, skipping the drain.
       process.on('SIGINT', () => shutdown('SIGINT'));
       process.on('SIGTERM', () => shutdown('SIGTERM'));
+      process.stdout.write(lines.join('\n') + '\n');
       watchLauncher(() => shutdown('parent gone'), say);
       // Without its database the service can only fail every request and every poll: say
       // so once and stop (exit 1), so a supervisor restarts the whole, instead of logging
