@@ -4,16 +4,22 @@ import { OnejobError } from '../errors/OnejobError.js';
 import { sendProblem } from './sendProblem.js';
 
 // Fastify's own error codes, mapped to ours so clients branch on one vocabulary.
-const FASTIFY_CODES: Record<string, () => OnejobError> = {
+const FASTIFY_CODES: Record<string, (request: FastifyRequest) => OnejobError> = {
   FST_ERR_CTP_INVALID_JSON_BODY: () => new OnejobError('invalid_json', 'The request body is not valid JSON.'),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => new OnejobError('invalid_json', 'The request body is empty.'),
-  FST_ERR_CTP_BODY_TOO_LARGE: () =>
-    new OnejobError('payload_too_large', 'The request body is larger than 1 MiB.'),
+  // The route's own limit: the SDK drop-in routes take larger bodies than the rest.
+  FST_ERR_CTP_BODY_TOO_LARGE: (request) =>
+    new OnejobError(
+      'payload_too_large',
+      `The request body is larger than ${mebibytes(request.routeOptions.bodyLimit)}.`,
+    ),
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
     new OnejobError('unsupported_media_type', 'Send the body as application/json.'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
     new OnejobError('request_invalid', 'Content-Length does not match the body.'),
 };
+
+const mebibytes = (bytes = 1024 * 1024) => `${+(bytes / (1024 * 1024)).toFixed(2)} MiB`;
 
 /**
  * Turns anything thrown by a route into a problem document. Unexpected errors are logged
@@ -22,7 +28,7 @@ const FASTIFY_CODES: Record<string, () => OnejobError> = {
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof OnejobError) return sendProblem(reply, error);
   const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
-  if (mapped) return sendProblem(reply, mapped());
+  if (mapped) return sendProblem(reply, mapped(request));
   if (error.validation) {
     const where = error.validationContext ?? 'request';
     const detail = error.validation
