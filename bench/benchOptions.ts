@@ -22,6 +22,10 @@ export interface BenchOptions {
   workerConcurrency: number;
   /** Jobs pre-queued before each processing scenario. */
   queueJobs: number;
+  /** Jobs drained to the end when counting the rows and WAL one job writes. */
+  costJobs: number;
+  /** Jobs created per second in the create-to-settled latency scenarios. */
+  steadyRate: number;
   /** Scenario ids to run (all when empty). */
   only: string[];
   /** Where the JSON result goes; undefined = bench/results/<timestamp>.json. */
@@ -52,6 +56,8 @@ export const DEFAULT_BENCH_OPTIONS: BenchOptions = {
   claimConcurrency: 8,
   workerConcurrency: 24,
   queueJobs: 30_000,
+  costJobs: 3_000,
+  steadyRate: 200,
   only: [],
   out: undefined,
   keep: false,
@@ -92,6 +98,8 @@ export function addBenchOptions(cmd: Command): Command {
       String(d.workerConcurrency),
     )
     .option('--queue-jobs <n>', 'jobs pre-queued for each processing scenario', String(d.queueJobs))
+    .option('--cost-jobs <n>', 'jobs drained when counting rows and WAL per job', String(d.costJobs))
+    .option('--steady-rate <n>', 'jobs per second in the create-to-settled latency runs', String(d.steadyRate))
     .option('--only <ids>', 'comma-separated scenario ids (see the table), default all')
     .option('--out <file>', 'JSON result file (default bench/results/<timestamp>.json)')
     .option('--database-url <url>', 'PostgreSQL server to create bench databases on', d.adminUrl)
@@ -124,6 +132,8 @@ export function benchOptionsFrom(o: Record<string, unknown>): BenchOptions {
     claimConcurrency: int(s(o.claimConcurrency)),
     workerConcurrency: int(s(o.workerConcurrency)),
     queueJobs: int(s(o.queueJobs)),
+    costJobs: int(s(o.costJobs)),
+    steadyRate: int(s(o.steadyRate)),
     only: o.only
       ? s(o.only)
           .split(',')

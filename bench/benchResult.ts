@@ -21,7 +21,7 @@ export interface TargetRecord {
   value: number | undefined;
   threshold: number;
   unit: 'x' | 'ms' | 'MB';
-  /** At least the threshold (ratios) or below it (ms, MB). */
+  /** At least the threshold (ratios; at most, for the per-job write ratios) or below it (ms, MB). */
   pass: boolean | undefined;
 }
 

@@ -31,6 +31,18 @@ export function evaluateTargets(
       pass: value === undefined ? undefined : value >= threshold,
     };
   };
+  // Written per job, ours over graphile-worker's: at most the threshold.
+  const perJob = (id: string, description: string, key: 'rowsPerJob' | 'walBytesPerJob'): TargetRecord => {
+    const read = (sid: string) => {
+      const s = scenarios.find((x) => x.id === sid);
+      const v = s?.status === 'ok' ? s.extra?.[key] : undefined;
+      return typeof v === 'number' && v > 0 ? v : undefined;
+    };
+    const a = read('d-cost');
+    const b = read('g-gw-cost');
+    const value = a !== undefined && b !== undefined ? round(a / b, 2) : undefined;
+    return { id, description, value, threshold: 2, unit: 'x', pass: value === undefined ? undefined : value <= 2 };
+  };
   const p99 = (id: string) => {
     const s = scenarios.find((x) => x.id === id);
     return s?.status === 'ok' && s.result?.ops ? s.result.p99Ms : undefined;
@@ -65,7 +77,16 @@ export function evaluateTargets(
     ratio('library-vs-pgboss', 'library create (g) ≥ 3 × pg-boss send', 'g-lib-create', 'g-pgboss', 3),
     ratio('replay-vs-raw', 'replay (b) ≥ 0.35 × pgbench lookup by (owner, key)', 'b', 'f-lookup', 0.35),
     ratio('claim-vs-raw', 'claim+complete (d) ≥ 0.7 × raw claim+complete SQL', 'd', 'f-claim', 0.7),
-    ratio('claim-vs-graphile', 'claim+complete (d) ≥ 1.5 × graphile-worker no-op', 'd', 'g-gw-noop', 1.5),
+    ratio('claim-vs-graphile', 'drain, analysed (d) ≥ 1.5 × graphile-worker no-op', 'd', 'g-gw-noop', 1.5),
+    ratio(
+      'drain-cold-vs-graphile',
+      'drain, no ANALYZE (d-cold) ≥ 1.5 × graphile-worker no-op',
+      'd-cold',
+      'g-gw-noop',
+      1.5,
+    ),
+    perJob('rows-vs-graphile', 'rows per job (d-cost) ≤ 2 × graphile-worker', 'rowsPerJob'),
+    perJob('wal-vs-graphile', 'WAL bytes per job (d-cost) ≤ 2 × graphile-worker', 'walBytesPerJob'),
     ratio(
       'transfers-batched',
       'transfers, group commit ≥ 1 × one per transaction',

@@ -17,9 +17,17 @@ import type { LoadResult } from './measureLoad.js';
 import { silentProgress, stderrProgress } from './progress.js';
 import { inboxLoad, transfersLoad } from './scenarios/batchedPaths.js';
 import { claimComplete, claimCompleteUnavailable } from './scenarios/claimComplete.js';
+import { onejobDrainCost } from './scenarios/drainCost.js';
+import { onejobSteadyLatency } from './scenarios/endToEnd.js';
 import { jetstreamPublish } from './scenarios/jetstreamPublish.js';
 import { libraryCreate } from './scenarios/libraryCreate.js';
-import { graphileAddJob, graphileNoop, pgBossSend } from './scenarios/peers.js';
+import {
+  graphileAddJob,
+  graphileDrainCost,
+  graphileNoop,
+  graphileSteadyLatency,
+  pgBossSend,
+} from './scenarios/peers.js';
 import { pgbenchCreate, pgbenchCreateBatch, pgbenchLookup } from './scenarios/pgbench.js';
 import { poolerIntake, poolerUnavailable } from './scenarios/poolerIntake.js';
 import { queueJobs, rawClaimComplete, registerPublisher } from './scenarios/rawSql.js';
@@ -35,6 +43,11 @@ export const SCENARIO_IDS = [
   'b',
   'c',
   'd',
+  'd-cold',
+  'd-cost',
+  'g-gw-cost',
+  'l-e2e',
+  'g-gw-e2e',
   'e',
   'e-raw',
   'f-create',
@@ -255,24 +268,106 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
       );
     }
 
-    if (wanted('d')) {
+    // The same drain twice: after ANALYZE, and on tables that have no statistics at all
+    // (a worker started on a freshly filled queue keeps the plans it makes then).
+    for (const [id, statistics, title] of [
+      ['d', 'analyse', 'drain a pre-filled queue, analysed (onejob worker)'],
+      ['d-cold', 'none', 'drain after bulk enqueue, no ANALYZE (onejob worker)'],
+    ] as const) {
+      if (!wanted(id)) continue;
       const unavailable = await claimCompleteUnavailable();
-      if (unavailable) skipped('d', 'claim, run no-op provider, complete (onejob worker)', unavailable);
+      if (unavailable) {
+        skipped(id, title, unavailable);
+        continue;
+      }
+      const db = await freshDatabase(id === 'd' ? 'worker' : 'worker_cold');
+      await queueJobs(db.url, o.queueJobs, 'q-', statistics);
+      await scenario(id, title, o.workerConcurrency, () =>
+        claimComplete({
+          databaseUrl: db.url,
+          workDir,
+          logLevel: o.logLevel,
+          server: o.server,
+          workerConcurrency: o.workerConcurrency,
+          queueJobs: o.queueJobs,
+          ...timing,
+        }),
+      );
+    }
+
+    // Rows and WAL one job writes, side by side with graphile-worker's.
+    if (wanted('d-cost')) {
+      const unavailable = await claimCompleteUnavailable();
+      const title = `rows and WAL per job, claim to settled and published, ${o.costJobs} jobs (onejob)`;
+      if (unavailable) skipped('d-cost', title, unavailable);
       else {
-        const db = await freshDatabase('worker');
-        await queueJobs(db.url, o.queueJobs, 'q-');
-        await scenario('d', 'claim, run no-op provider, complete (onejob worker)', o.workerConcurrency, () =>
-          claimComplete({
+        const db = await freshDatabase('cost');
+        await scenario('d-cost', title, o.workerConcurrency, () =>
+          onejobDrainCost({
             databaseUrl: db.url,
             workDir,
             logLevel: o.logLevel,
             server: o.server,
             workerConcurrency: o.workerConcurrency,
-            queueJobs: o.queueJobs,
+            jobs: o.costJobs,
+          }),
+        );
+      }
+    }
+    if (wanted('g-gw-cost')) {
+      const db = await freshDatabase('graphile_cost');
+      await scenario(
+        'g-gw-cost',
+        `rows and WAL per job, enqueued to done, ${o.costJobs} jobs (graphile-worker 0.16)`,
+        o.workerConcurrency,
+        () =>
+          graphileDrainCost({
+            url: db.url,
+            concurrency: o.concurrency,
+            poolSize: o.poolSize,
+            ...timing,
+            workerConcurrency: o.workerConcurrency,
+            jobs: o.costJobs,
+          }),
+      );
+    }
+
+    // Create to settled at a steady arrival rate, next to graphile-worker's addJob to done.
+    if (wanted('l-e2e')) {
+      const unavailable = await claimCompleteUnavailable();
+      const title = `create → settled at ${o.steadyRate} jobs/s, HTTP (onejob api,worker)`;
+      if (unavailable) skipped('l-e2e', title, unavailable);
+      else {
+        const db = await freshDatabase('e2e');
+        await scenario('l-e2e', title, o.workerConcurrency, () =>
+          onejobSteadyLatency({
+            databaseUrl: db.url,
+            workDir,
+            logLevel: o.logLevel,
+            server: o.server,
+            workerConcurrency: o.workerConcurrency,
+            rate: o.steadyRate,
             ...timing,
           }),
         );
       }
+    }
+    if (wanted('g-gw-e2e')) {
+      const db = await freshDatabase('graphile_e2e');
+      await scenario(
+        'g-gw-e2e',
+        `addJob → done at ${o.steadyRate} jobs/s (graphile-worker 0.16)`,
+        o.workerConcurrency,
+        () =>
+          graphileSteadyLatency({
+            url: db.url,
+            concurrency: o.concurrency,
+            poolSize: o.poolSize,
+            ...timing,
+            workerConcurrency: o.workerConcurrency,
+            rate: o.steadyRate,
+          }),
+      );
     }
 
     await scenario('e-raw', 'raw JetStream publish with Nats-Msg-Id', o.concurrency, () =>

@@ -3,9 +3,13 @@
 import { Logger, makeWorkerUtils, run } from 'graphile-worker';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
+import { round, summariseLatencies } from '../latencyStats.js';
 import { measureCompletions } from '../measureCompletions.js';
 import { type LoadResult, measureLoad } from '../measureLoad.js';
 import type { Progress } from '../progress.js';
+import { waitFor, type WriteCounters, writeCounter } from '../writeCost.js';
+import { costResult } from './drainCost.js';
+import { paced } from './endToEnd.js';
 
 export interface PeerRun {
   url: string;
@@ -121,6 +125,101 @@ export function graphileNoop(
         total: r.queueJobs,
       });
     } finally {
+      await runner.stop();
+    }
+  });
+}
+
+/**
+ * What one graphile-worker 0.16 job writes, from enqueued to done: a pre-filled queue of
+ * `jobs` no-op jobs drained to the end, the database's rows and WAL read before the runner
+ * starts and after it stopped (drainCost.ts does the same for onejob).
+ */
+export async function graphileDrainCost(
+  r: PeerRun & { workerConcurrency: number; jobs: number },
+): Promise<LoadResult & { note: string; extra: Record<string, unknown> }> {
+  const utils = await makeWorkerUtils({ connectionString: r.url, logger: quiet });
+  try {
+    await utils.migrate();
+  } finally {
+    await utils.release();
+  }
+  const counter = await writeCounter(r.url);
+  try {
+    let before: WriteCounters | undefined;
+    let started = 0;
+    let completed = 0;
+    await withGraphilePool(r, async (pgPool) => {
+      await pgPool.query(
+        "SELECT graphile_worker.add_job('noop', json_build_object('n', g)) FROM generate_series(1, $1) g",
+        [r.jobs],
+      );
+      before = await counter.read();
+      started = Date.now();
+      const runner = await run({
+        pgPool,
+        concurrency: r.workerConcurrency,
+        noHandleSignals: true,
+        pollInterval: 1000,
+        logger: quiet,
+        taskList: { noop: async () => {} },
+      });
+      runner.events.on('job:success', () => void completed++);
+      try {
+        await waitFor(async () => completed >= r.jobs, 120_000, 'every graphile-worker job done', 20);
+      } finally {
+        await runner.stop();
+      }
+    });
+    const seconds = (Date.now() - started) / 1000;
+    const cost = await counter.cost(before!, await counter.read(), r.jobs);
+    return costResult('graphile-worker', r.jobs, seconds, cost);
+  } finally {
+    await counter.end();
+  }
+}
+
+/** graphile-worker 0.16 at a steady arrival rate: addJob to job:success, per job (endToEnd.ts). */
+export function graphileSteadyLatency(
+  r: PeerRun & { workerConcurrency: number; rate: number },
+): Promise<LoadResult> {
+  return withGraphilePool(r, async (pgPool) => {
+    const sentAt = new Map<number, number>();
+    const samples: number[] = [];
+    const runner = await run({
+      pgPool,
+      concurrency: r.workerConcurrency,
+      noHandleSignals: true,
+      pollInterval: 1000,
+      logger: quiet,
+      taskList: { noop: async () => {} },
+    });
+    runner.events.on('job:success', ({ job }) => {
+      const seq = (job.payload as { n: number }).n;
+      const at = sentAt.get(seq);
+      if (at !== undefined) samples.push(Date.now() - at);
+    });
+    const utils = await makeWorkerUtils({ pgPool, logger: quiet });
+    try {
+      const t0 = performance.now();
+      const sent = await paced({ ...r, label: 'graphile-worker addJob → done' }, async (seq, at) => {
+        const measuring = performance.now() - t0 >= r.warmupMs;
+        if (measuring) sentAt.set(seq, at);
+        await utils.addJob('noop', { n: seq });
+      });
+      await waitFor(async () => samples.length >= sentAt.size, 60_000, 'every graphile-worker job done', 50);
+      const seconds = (performance.now() - t0 - r.warmupMs) / 1000;
+      return {
+        ops: samples.length,
+        errors: sent.errors,
+        firstError: sent.firstError,
+        seconds: round(seconds, 3),
+        throughput: round(samples.length / seconds, 1),
+        issued: sentAt.size,
+        ...summariseLatencies(samples),
+      };
+    } finally {
+      await utils.release();
       await runner.stop();
     }
   });

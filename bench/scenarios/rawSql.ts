@@ -53,8 +53,14 @@ export async function registerPublisher(url: string, name: string): Promise<void
 /**
  * Inserts `count` queued jobs `keyPrefix0..count-1` in one statement, with the fingerprint of
  * the bench request body: replays find them, and processing scenarios start from a full queue.
+ * `statistics`: analyse the jobs afterwards, or leave the tables without statistics.
  */
-export async function queueJobs(url: string, count: number, keyPrefix: string): Promise<void> {
+export async function queueJobs(
+  url: string,
+  count: number,
+  keyPrefix: string,
+  statistics: 'analyse' | 'none' = 'analyse',
+): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -64,7 +70,15 @@ export async function queueJobs(url: string, count: number, keyPrefix: string): 
        FROM generate_series(0, $5 - 1) g`,
       [BENCH_OWNER, keyPrefix, PRINT, INPUT, count],
     );
-    await client.query('ANALYZE onejob.jobs');
+    if (statistics === 'analyse') await client.query('ANALYZE onejob.jobs');
+    else {
+      // A worker started on a freshly filled queue: no statistics, and none arriving during
+      // the run (autovacuum would analyse the tables within a minute).
+      const { rows } = await client.query<{ t: string }>(
+        "SELECT format('%I.%I', schemaname, relname) AS t FROM pg_stat_user_tables WHERE schemaname = 'onejob'",
+      );
+      for (const { t } of rows) await client.query(`ALTER TABLE ${t} SET (autovacuum_enabled = false)`);
+    }
   } finally {
     await client.end();
   }

@@ -1,0 +1,86 @@
+// What a workload writes to one database: rows (inserted, updated, deleted, from
+// pg_stat_user_tables) and WAL bytes. The WAL is read back record by record with
+// pg_walinspect and only records of this database count (a block of one of its relations,
+// or the commit of a transaction that wrote one), so other databases on the same server do
+// not inflate the figure; full-page images after a checkpoint do count, as they would in
+// production.
+import pg from 'pg';
+
+export interface WriteCounters {
+  lsn: string;
+  rows: Record<string, number>;
+}
+
+export interface WriteCost {
+  /** Rows written (inserted + updated + deleted) per unit, by table and in total. */
+  rowsPerJob: number;
+  walBytesPerJob: number;
+  rowsByTable: Record<string, number>;
+}
+
+const ROWS_SQL = `
+SELECT schemaname || '.' || relname AS name, (n_tup_ins + n_tup_upd + n_tup_del)::int8 AS n
+FROM pg_stat_user_tables`;
+
+const WAL_SQL = `
+WITH r AS (
+  SELECT xid, record_length, block_ref FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
+),
+ours AS (
+  SELECT DISTINCT xid FROM r WHERE block_ref LIKE $3 AND xid <> '0'::xid
+)
+SELECT coalesce(sum(record_length), 0)::int8 AS bytes FROM r
+WHERE block_ref LIKE $3 OR (xid <> '0'::xid AND xid IN (SELECT xid FROM ours))`;
+
+/** Opens a counter connection to `url` (a superuser: pg_walinspect needs it). */
+export async function writeCounter(url: string) {
+  const client = new pg.Client({ connectionString: url, application_name: 'onejob-bench-cost' });
+  await client.connect();
+  await client.query('CREATE EXTENSION IF NOT EXISTS pg_walinspect');
+  const { rows: db } = await client.query<{ oid: string }>(
+    'SELECT oid::text FROM pg_database WHERE datname = current_database()',
+  );
+  const oid = db[0]!.oid;
+  const read = async (): Promise<WriteCounters> => {
+    // Statistics of backends that ended are flushed; this session's snapshot is dropped.
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const { rows } = await client.query<{ name: string; n: string }>(ROWS_SQL);
+    const { rows: lsn } = await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
+    return { lsn: lsn[0]!.lsn, rows: Object.fromEntries(rows.map((r) => [r.name, Number(r.n)])) };
+  };
+  return {
+    client,
+    read,
+    /** Rows and WAL bytes between two readings, per job of `jobs`. */
+    async cost(before: WriteCounters, after: WriteCounters, jobs: number): Promise<WriteCost> {
+      const { rows } = await client.query<{ bytes: string }>(WAL_SQL, [
+        before.lsn,
+        after.lsn,
+        `%rel %/${oid}/%`,
+      ]);
+      const rowsByTable: Record<string, number> = {};
+      let total = 0;
+      for (const [name, n] of Object.entries(after.rows)) {
+        const d = n - (before.rows[name] ?? 0);
+        if (d === 0) continue;
+        rowsByTable[name] = Math.round((d / jobs) * 100) / 100;
+        total += d;
+      }
+      return {
+        rowsPerJob: Math.round((total / jobs) * 100) / 100,
+        walBytesPerJob: Math.round(Number(rows[0]!.bytes) / jobs),
+        rowsByTable,
+      };
+    },
+    end: () => client.end(),
+  };
+}
+
+/** Waits, polling every `ms`, until `done()` holds or `timeoutMs` passed (then throws). */
+export async function waitFor(done: () => Promise<boolean>, timeoutMs: number, what: string, ms = 100) {
+  const until = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, ms));
+  }
+}
