@@ -27,6 +27,9 @@ export interface Offered extends AttemptResult {
 //   after this statement's snapshot was taken), the audit insert gets a NULL job_id
 //   (LEFT JOIN) and the NOT NULL constraint aborts the whole statement: nothing is
 //   written, and the caller completes those attempts one by one under the job lock.
+// Each offered attempt is looked up on its own (LATERAL, and OFFSET 0 so PostgreSQL cannot
+// turn the lookups back into a join): planned without statistics, the join read the whole
+// attempts table for every batch, and the drain slowed as it grew.
 // A job offered twice in one batch (two attempts of a pure job) is updated once; the
 // attempt it names in completed_by is the winner, the other one loses through
 // completeAttempt. The event's version is job_version + 1: the CAS only passes at that.
@@ -35,12 +38,19 @@ WITH offered AS (
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int8[], $5::uuid[], $6::text[], $7::text[])
     AS o(attempt_id, result, usage, cost, event_id, audit, event)
 ),
+live AS (
+  SELECT o.attempt_id, o.result, a.job_id, a.job_version
+  FROM offered o CROSS JOIN LATERAL (
+    SELECT a.job_id, a.job_version FROM onejob.attempts a
+    WHERE a.id = o.attempt_id AND a.state IN (${sqlStates(attemptStatesInto('succeeded'))}) OFFSET 0
+  ) a
+),
 won AS (
-  UPDATE onejob.jobs j SET state = 'succeeded', version = j.version + 1, completed_by = a.id,
-    result = o.result::jsonb, error = NULL, finished_at = now(), updated_at = now()
-  FROM offered o JOIN onejob.attempts a ON a.id = o.attempt_id
-  WHERE j.id = a.job_id AND j.version = a.job_version AND j.completed_by IS NULL
-    AND j.state IN (${sqlStates(jobStatesInto('succeeded'))}) AND a.state IN (${sqlStates(attemptStatesInto('succeeded'))})
+  UPDATE onejob.jobs j SET state = 'succeeded', version = j.version + 1, completed_by = l.attempt_id,
+    result = l.result::jsonb, error = NULL, finished_at = now(), updated_at = now()
+  FROM live l
+  WHERE j.id = l.job_id AND j.version = l.job_version AND j.completed_by IS NULL
+    AND j.state IN (${sqlStates(jobStatesInto('succeeded'))})
   RETURNING j.id AS job_id, j.completed_by AS attempt_id, j.version
 ),
 att AS (

@@ -9,12 +9,26 @@
 // index on the key's own columns, so each check reads at most one row.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAIM_BATCH_SQL } from '../../src/attempts/claimJobs.js';
+import { CLAIM_BATCH_SQL, claimQueuedJobs, claimUnownedAttempt } from '../../src/attempts/claimJobs.js';
+import { completeAttempt } from '../../src/attempts/completeAttempt.js';
 import { completeWinners, WIN_MANY_SQL } from '../../src/attempts/completeWinners.js';
+import { failAttempt } from '../../src/attempts/failAttempt.js';
+import {
+  claimUnknownAttempt,
+  findExpiredLeases,
+  markRunning,
+  releaseLease,
+  renewLeases,
+} from '../../src/attempts/leases.js';
+import { markUnknown } from '../../src/attempts/markUnknown.js';
 import { UNKNOWN_JOBS_SQL } from '../../src/attempts/workerHousekeeping.js';
 import { CREATE_SQL } from '../../src/jobs/createJob.js';
 import { CREATE_BATCH_SQL } from '../../src/jobs/createJobsBatch.js';
 import { LIST_SQL } from '../../src/jobs/listJobs.js';
+import { recordJobEvent } from '../../src/events/recordJobEvent.js';
+import { OperationRegistry } from '../../src/operations/operationRegistry.js';
+import { claimOutboxBatch } from '../../src/outbox/claimOutboxBatch.js';
+import { markPublished } from '../../src/outbox/markPublished.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 let db: TestDatabase;
@@ -171,5 +185,207 @@ describe('statements planned for each batch', () => {
       [WIN_MANY_SQL],
     );
     expect(rows[0]!.n).toBe(0);
+  });
+});
+
+// A worker started on a queue filled faster than autovacuum analyses it plans every
+// statement without statistics, and keeps the plans of its named statements. Each statement
+// of the worker's path (claim, attempt start, lease renewal, completion, failure and
+// settlement, audit and outbox rows, the unknown-jobs gauge, the relay's claim and its
+// acknowledgement) is sent here as the worker sends it, on tables of 20,000 rows that were
+// never analysed, and its plan must read rows by key or in index order: never a whole
+// growing table, never the whole backlog sorted.
+describe('the worker path planned on a freshly filled queue, without statistics', () => {
+  const GROWING = ['jobs', 'attempts', 'job_events', 'outbox', 'outbox_deliveries'];
+  const ROWS = 20_000;
+  let cold: TestDatabase;
+  let c: pg.Client;
+  beforeAll(async () => {
+    cold = await createTestDatabase();
+    c = new pg.Client({ connectionString: cold.url });
+    await c.connect();
+    for (const t of GROWING) await c.query(`ALTER TABLE onejob.${t} SET (autovacuum_enabled = false)`);
+    await c.query("INSERT INTO onejob.outbox_publishers (name, kind) VALUES ('p', 'log')");
+    // Half the jobs done (each with its attempt, audit and published event), half queued,
+    // and a few running with a live attempt under a lease.
+    await c.query(`
+      INSERT INTO onejob.jobs (id, owner_id, idempotency_key, fingerprint, operation, input, state,
+                               completed_by, attempt_count, run_after, created_at, finished_at)
+      SELECT ('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 'o', 'k' || g, 'f', 'noop', '{}',
+             CASE WHEN g % 2 = 0 THEN 'succeeded' WHEN g % 101 = 1 THEN 'running' ELSE 'queued' END,
+             CASE WHEN g % 2 = 0 THEN ('00000000-0000-7000-9000-' || lpad(to_hex(g), 12, '0'))::uuid END,
+             CASE WHEN g % 2 = 0 OR g % 101 = 1 THEN 1 ELSE 0 END,
+             now() - interval '1 hour', now() - interval '1 hour', CASE WHEN g % 2 = 0 THEN now() END
+      FROM generate_series(1, ${ROWS}) g`);
+    await c.query(`
+      INSERT INTO onejob.attempts (id, job_id, n, provider, exclusive, state, job_version, lease_owner,
+                                   lease_expires_at, deadline_at, finished_at)
+      SELECT ('00000000-0000-7000-9000-' || lpad(to_hex(g), 12, '0'))::uuid,
+             ('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 1, 'p', true,
+             CASE WHEN g % 2 = 0 THEN 'succeeded' ELSE 'running' END, 1, 'w',
+             CASE WHEN g % 2 = 1 THEN now() + interval '1 minute' END, now() + interval '1 minute',
+             CASE WHEN g % 2 = 0 THEN now() END
+      FROM generate_series(1, ${ROWS}) g WHERE g % 2 = 0 OR g % 101 = 1`);
+    await c.query(`
+      INSERT INTO onejob.job_events (id, job_id, type)
+      SELECT gen_random_uuid(), ('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 'created'
+      FROM generate_series(1, ${ROWS}) g`);
+    await c.query(`
+      INSERT INTO onejob.outbox (id, subject, type, event)
+      SELECT gen_random_uuid(), ('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0')), 'onejob.job.created', '{}'
+      FROM generate_series(1, ${ROWS}) g`);
+    await c.query(
+      "UPDATE onejob.outbox_deliveries SET state = 'published', published_at = now() WHERE seq % 50 <> 0",
+    );
+  }, 120_000);
+  afterAll(async () => {
+    await c?.end();
+    await cold?.drop();
+  });
+
+  interface Sent {
+    name?: string;
+    text: string;
+    values: unknown[];
+  }
+
+  /** A client that remembers each statement sent through it, inside a transaction rolled back after. */
+  const recorded = async (fn: (db: pg.Client) => Promise<unknown>): Promise<Sent[]> => {
+    const sent: Sent[] = [];
+    const recorder = new Proxy(c, {
+      get(target, prop) {
+        if (prop !== 'query') return Reflect.get(target, prop);
+        return (q: string | { name?: string; text: string; values?: unknown[] }, values?: unknown[]) => {
+          const s =
+            typeof q === 'string' ? { text: q, values: values ?? [] } : { ...q, values: q.values ?? [] };
+          sent.push(s);
+          return target.query(q as never, values as never);
+        };
+      },
+    });
+    await c.query('BEGIN');
+    try {
+      await fn(recorder);
+    } finally {
+      await c.query('ROLLBACK');
+    }
+    return sent.filter((s) => !/^\s*(SAVEPOINT|RELEASE|ROLLBACK)/i.test(s.text));
+  };
+
+  /** The plans PostgreSQL makes for what was sent: generic as well for a named statement, which a session keeps. */
+  const plansOf = async (sent: Sent[]): Promise<{ sql: string; plan: string }[]> => {
+    const plans: { sql: string; plan: string }[] = [];
+    await c.query('BEGIN');
+    try {
+      for (const [i, s] of sent.entries()) {
+        if (/^\s*SET LOCAL/i.test(s.text)) {
+          await c.query(s.text);
+          continue;
+        }
+        const { rows } = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${s.text}`, s.values);
+        plans.push({ sql: s.text, plan: rows.map((r) => r['QUERY PLAN']).join('\n') });
+        if (s.name) {
+          await c.query('SET LOCAL plan_cache_mode = force_generic_plan');
+          await c.query(`PREPARE kept_${i} AS ${s.text}`);
+          const args = s.values.map(() => 'NULL').join(', ');
+          const generic = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE kept_${i} (${args})`);
+          plans.push({ sql: `${s.name} (kept)`, plan: generic.rows.map((r) => r['QUERY PLAN']).join('\n') });
+          await c.query(`DEALLOCATE kept_${i}`);
+          await c.query('SET LOCAL plan_cache_mode = auto');
+        }
+      }
+    } finally {
+      await c.query('ROLLBACK');
+    }
+    return plans;
+  };
+
+  const expectNoWholeTable = (plans: { sql: string; plan: string }[]) => {
+    expect(plans.length).toBeGreaterThan(0);
+    for (const { sql, plan } of plans) {
+      for (const t of GROWING) {
+        expect(plan, `${sql}\n${plan}`).not.toMatch(new RegExp(`Seq Scan on ${t}\\b`));
+      }
+    }
+  };
+
+  const operations = new OperationRegistry({
+    operations: { noop: { kind: 'http', providers: ['p'], effect: 'exclusive', maxAttempts: 3 } },
+  } as never);
+  const noop = operations.get('noop')!;
+  const running = (g: number) => `00000000-0000-7000-9000-${g.toString(16).padStart(12, '0')}`;
+
+  it('the claim walks the queue in index order and stops after the free slots, never sorting the backlog', async () => {
+    const sent = await recorded((db) =>
+      claimQueuedJobs(db, operations, { id: 'w', leaseMs: 10_000, limit: 24, rotation: async () => ['p'] }),
+    );
+    const plans = await plansOf(sent);
+    expectNoWholeTable(plans);
+    for (const { sql, plan } of plans.filter((p) => /picked|onejob-claim-batch/.test(p.sql))) {
+      expect(plan, sql).toMatch(/Index Scan using jobs_claimable on jobs/);
+      expect(plan, `${sql}\n${plan}`).not.toMatch(/Bitmap Heap Scan on jobs/);
+    }
+  });
+
+  it("the claim of attempts started through the API probes each one's job", async () => {
+    expectNoWholeTable(
+      await plansOf(
+        await recorded((db) => claimUnownedAttempt(db, { id: 'w', leaseMs: 1000, operations: ['noop'] })),
+      ),
+    );
+  });
+
+  it('lease renewal, attempt start and the expired-lease sweep read attempts by key or by lease', async () => {
+    const sent = await recorded(async (db) => {
+      await renewLeases(db, [running(1), running(103)], 'w', 10_000);
+      await markRunning(db, running(1), 'w', 1000, 1000);
+      await releaseLease(db, running(1), 'w');
+      await findExpiredLeases(db);
+      await claimUnknownAttempt(db, 'w', 1000);
+    });
+    expectNoWholeTable(await plansOf(sent));
+  });
+
+  it('the completion batch looks each attempt and job up by key', async () => {
+    const offered = [1, 103, 204].map((g) => ({
+      attempt: {
+        id: running(g),
+        job_id: running(g).replace('-9000-', '-8000-'),
+        n: 1,
+        provider: 'p',
+        job_version: 1,
+      },
+      result: { ok: true },
+      traceparent: null,
+    }));
+    expectNoWholeTable(await plansOf(await recorded((db) => completeWinners(db, offered))));
+  });
+
+  it('a lost race, a failure with its settlement, an unknown outcome, and their audit and outbox rows read by key', async () => {
+    const sent = await recorded(async (db) => {
+      await completeAttempt(db, running(2), { result: { late: true } });
+      await failAttempt(db, operations, running(103), { error: { code: 'http_400', message: 'refused' } });
+      await markUnknown(db, operations, running(204), { code: 'timeout', message: 'timed out' });
+      await recordJobEvent(db, { jobId: running(1), type: 'x', publish: 'onejob.job.x' });
+    });
+    expectNoWholeTable(await plansOf(sent));
+    expect(noop.maxAttempts).toBe(3);
+  });
+
+  it('the unknown-jobs gauge counts from its index', async () => {
+    const plans = await plansOf([{ text: UNKNOWN_JOBS_SQL, values: [] }]);
+    expectNoWholeTable(plans);
+  });
+
+  it("the relay's claim and acknowledgement read pending deliveries by key", async () => {
+    const sent = await recorded(async (db) => {
+      const batch = await claimOutboxBatch(db as never, 'p', 100);
+      await markPublished(
+        db,
+        'p',
+        batch.flat().map((d) => d.id),
+      );
+    });
+    expectNoWholeTable(await plansOf(sent));
   });
 });
