@@ -16,6 +16,8 @@ export interface WriteCost {
   rowsPerJob: number;
   walBytesPerJob: number;
   rowsByTable: Record<string, number>;
+  /** WAL bytes per job by relation (tables and indexes), largest first; `other` is commits and the rest. */
+  walByRelation: Record<string, number>;
 }
 
 const ROWS_SQL = `
@@ -29,8 +31,13 @@ WITH r AS (
 ours AS (
   SELECT DISTINCT xid FROM r WHERE block_ref LIKE $3 AND xid <> '0'::xid
 )
-SELECT coalesce(sum(record_length), 0)::int8 AS bytes FROM r
-WHERE block_ref LIKE $3 OR (xid <> '0'::xid AND xid IN (SELECT xid FROM ours))`;
+SELECT coalesce(substring(block_ref FROM 'rel \d+/\d+/(\d+)'), 'other') AS node,
+       sum(record_length)::int8 AS bytes
+FROM r
+WHERE block_ref LIKE $3 OR (xid <> '0'::xid AND xid IN (SELECT xid FROM ours))
+GROUP BY 1`;
+
+const RELATIONS_SQL = `SELECT relfilenode::text AS node, relname AS name FROM pg_class WHERE relfilenode <> 0`;
 
 /** Opens a counter connection to `url` (a superuser: pg_walinspect needs it). */
 export async function writeCounter(url: string) {
@@ -53,11 +60,20 @@ export async function writeCounter(url: string) {
     read,
     /** Rows and WAL bytes between two readings, per job of `jobs`. */
     async cost(before: WriteCounters, after: WriteCounters, jobs: number): Promise<WriteCost> {
-      const { rows } = await client.query<{ bytes: string }>(WAL_SQL, [
+      const { rows } = await client.query<{ node: string; bytes: string }>(WAL_SQL, [
         before.lsn,
         after.lsn,
         `%rel %/${oid}/%`,
       ]);
+      const { rows: relations } = await client.query<{ node: string; name: string }>(RELATIONS_SQL);
+      const names = new Map(relations.map((r) => [r.node, r.name]));
+      let walBytes = 0;
+      const walByRelation: Record<string, number> = {};
+      for (const r of rows.sort((a, b) => Number(b.bytes) - Number(a.bytes))) {
+        walBytes += Number(r.bytes);
+        const name = names.get(r.node) ?? r.node;
+        walByRelation[name] = (walByRelation[name] ?? 0) + Math.round(Number(r.bytes) / jobs);
+      }
       const rowsByTable: Record<string, number> = {};
       let total = 0;
       for (const [name, n] of Object.entries(after.rows)) {
@@ -68,8 +84,9 @@ export async function writeCounter(url: string) {
       }
       return {
         rowsPerJob: Math.round((total / jobs) * 100) / 100,
-        walBytesPerJob: Math.round(Number(rows[0]!.bytes) / jobs),
+        walBytesPerJob: Math.round(walBytes / jobs),
         rowsByTable,
+        walByRelation,
       };
     },
     end: () => client.end(),
