@@ -3,7 +3,8 @@
 // pg_walinspect and only records of this database count (a block of one of its relations,
 // or the commit of a transaction that wrote one), so other databases on the same server do
 // not inflate the figure; full-page images after a checkpoint do count, as they would in
-// production.
+// production. The counting session holds a temporary replication slot, so the WAL between
+// the readings is kept until it has been read.
 import pg from 'pg';
 
 export interface WriteCounters {
@@ -31,7 +32,7 @@ WITH r AS (
 ours AS (
   SELECT DISTINCT xid FROM r WHERE block_ref LIKE $3 AND xid <> '0'::xid
 )
-SELECT coalesce(substring(block_ref FROM 'rel \d+/\d+/(\d+)'), 'other') AS node,
+SELECT coalesce(substring(block_ref FROM 'rel \\d+/\\d+/(\\d+)'), 'other') AS node,
        sum(record_length)::int8 AS bytes
 FROM r
 WHERE block_ref LIKE $3 OR (xid <> '0'::xid AND xid IN (SELECT xid FROM ours))
@@ -48,6 +49,11 @@ export async function writeCounter(url: string) {
     'SELECT oid::text FROM pg_database WHERE datname = current_database()',
   );
   const oid = db[0]!.oid;
+  // A temporary slot keeps the server from recycling the WAL between the two readings
+  // (other databases may write gigabytes meanwhile); it goes with this session.
+  await client.query(
+    "SELECT pg_create_physical_replication_slot('onejob_bench_cost_' || pg_backend_pid(), true, true)",
+  );
   const read = async (): Promise<WriteCounters> => {
     // Statistics of backends that ended are flushed; this session's snapshot is dropped.
     await client.query('SELECT pg_stat_clear_snapshot()');

@@ -1,18 +1,17 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { PublisherConfig } from '../config/types.js';
 import { DatabaseOutage } from '../db/databaseOutage.js';
 import type { RelayDeps } from '../engine/engineDeps.js';
 import { OUTBOX_CHANNEL } from '../events/wakeups.js';
 import { cleanupOutbox } from './cleanupOutbox.js';
 import { outboxBacklog } from './outboxBacklog.js';
-import { type OutboxSettings, outboxSettings, type RetryPolicy, retryPolicy } from './outboxSettings.js';
+import { type OutboxSettings, outboxSettings, retryPolicy } from './outboxSettings.js';
 import type { Publisher } from './publisher.js';
 import { createPublishers } from './publishers/createPublishers.js';
 import { registerPublishers } from './registerPublishers.js';
-import { relayBatch } from './relayBatch.js';
+import { type RelayStats, runPublisherLoop, Wakeup } from './runPublisherLoop.js';
 
 /** Channel writers notify after committing outbox events (src/events/wakeups.ts). */
-export { OUTBOX_CHANNEL };
+export { OUTBOX_CHANNEL, type RelayStats };
 
 // Passes per publisher running side by side, each its own transaction on its own
 // connection: while one batch waits for its last acks and commits its marks, the next is
@@ -22,8 +21,6 @@ export { OUTBOX_CHANNEL };
 const PASSES_PER_PUBLISHER = 2;
 
 const METRICS_INTERVAL_MS = 2_000;
-// A broker that cannot be reached is retried from 100 ms up to this, doubling.
-const UNAVAILABLE_MAX_MS = 5_000;
 
 /** Options of the relay role (`start({ relay })`, `startRelay`). */
 export interface RelayOptions {
@@ -34,43 +31,12 @@ export interface RelayOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Counters of one publisher in one relay. */
-export interface RelayStats {
-  published: number;
-  duplicates: number;
-  refused: number;
-  dead: number;
-}
-
 /** A running relay: its publishers, counters, and `stop()`. */
 export interface Relay {
   readonly publishers: readonly Publisher[];
   /** Counters per publisher name, for this relay only. */
   readonly stats: ReadonlyMap<string, RelayStats>;
   stop(): Promise<void>;
-}
-
-/** Wakes a sleeping loop early; a wake that arrives while the loop is busy is kept. */
-class Wakeup {
-  private pending = false;
-  private resolve: (() => void) | undefined;
-  signal() {
-    this.pending = true;
-    this.resolve?.();
-  }
-  async wait(ms: number) {
-    if (!this.pending) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, ms);
-        this.resolve = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.resolve = undefined;
-    }
-    this.pending = false;
-  }
 }
 
 /**
@@ -112,61 +78,23 @@ export async function startRelay(onejob: RelayDeps, options: RelayOptions = {}):
   // which reconnects by itself; meanwhile the poll keeps the loops going.
   const unlisten = await onejob.wakeups.listen(OUTBOX_CHANNEL, wakeAll);
 
-  const runPublisher = async (publisher: Publisher, policy: RetryPolicy) => {
-    const wakeup = new Wakeup();
-    wakeups.push(wakeup);
-    const counters = stats.get(publisher.name) as RelayStats;
-    let backoff = 0;
-    while (!stopping.signal.aborted) {
-      let claimed = 0;
-      try {
-        const r = await relayBatch(pool, publisher, policy, settings.batchSize);
-        outage.succeeded();
-        claimed = r.claimed;
-        counters.published += r.published;
-        counters.duplicates += r.duplicates.length;
-        counters.refused += r.refused;
-        counters.dead += r.dead.length;
-        for (const eventId of r.duplicates) {
-          log.info(
-            { publisher: publisher.name, eventId, duplicate: true },
-            'broker already had this event (duplicate by id)',
-          );
-        }
-        for (const d of r.dead) {
-          log.error(
-            { publisher: publisher.name, eventId: d.eventId, attempts: d.attempts },
-            'outbox event became a dead letter',
-          );
-        }
-        if (r.unavailable) {
-          backoff = Math.min(Math.max(backoff * 2, 100), UNAVAILABLE_MAX_MS);
-          log.warn(
-            { publisher: publisher.name, err: r.unavailable, retryInMs: backoff },
-            'publisher unavailable; backing off',
-          );
-          await sleep(backoff, undefined, { signal: stopping.signal }).catch(() => undefined);
-          continue;
-        }
-        backoff = 0;
-      } catch (error) {
-        const wait = outage.failed(
-          error,
-          `outbox relay pass failed (${publisher.name})`,
-          settings.pollMs,
-          'error',
-        );
-        await sleep(wait, undefined, { signal: stopping.signal }).catch(() => undefined);
-        continue;
-      }
-      // A pass that found work looks again at once; an empty one sleeps until woken.
-      if (claimed === 0) await wakeup.wait(settings.pollMs);
-    }
-  };
-  const loops = publishers.flatMap((p) =>
-    Array.from({ length: PASSES_PER_PUBLISHER }, () =>
-      runPublisher(p, retryPolicy(settings, own.get(p.name))),
-    ),
+  const loops = publishers.flatMap((publisher) =>
+    Array.from({ length: PASSES_PER_PUBLISHER }, () => {
+      const wakeup = new Wakeup();
+      wakeups.push(wakeup);
+      return runPublisherLoop({
+        pool,
+        log,
+        publisher,
+        policy: retryPolicy(settings, own.get(publisher.name)),
+        batchSize: settings.batchSize,
+        pollMs: settings.pollMs,
+        counters: stats.get(publisher.name) as RelayStats,
+        wakeup,
+        outage,
+        stopping: stopping.signal,
+      });
+    }),
   );
 
   const refreshMetrics = async () => {
