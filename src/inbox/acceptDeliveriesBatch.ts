@@ -14,15 +14,15 @@ const CLAIM_BATCH_SQL = `
 INSERT INTO onejob.inbox_events (source, event_id, owner_id, payload_digest)
 SELECT r.source, r.event_id, r.owner_id, r.payload_digest
 FROM json_to_recordset($1::json) AS r(source text, event_id text, owner_id text, payload_digest text)
-ORDER BY r.source, r.event_id
-ON CONFLICT (source, event_id) DO NOTHING
+ORDER BY r.source, r.event_id, r.owner_id
+ON CONFLICT (source, event_id, owner_id) DO NOTHING
 RETURNING source, event_id`;
 
 const STORE_BATCH_SQL = `
 UPDATE onejob.inbox_events e
 SET job_id = r.job_id, response_status = 202, response_body = jsonb_build_object('jobId', r.job_id)
-FROM json_to_recordset($1::json) AS r(source text, event_id text, job_id uuid)
-WHERE e.source = r.source AND e.event_id = r.event_id
+FROM json_to_recordset($1::json) AS r(source text, event_id text, owner_id text, job_id uuid)
+WHERE e.source = r.source AND e.event_id = r.event_id AND e.owner_id = r.owner_id
 RETURNING e.source, e.event_id, e.response_status, e.response_body, e.deliveries`;
 
 const REDELIVERY_BATCH_SQL = `
@@ -30,8 +30,8 @@ UPDATE onejob.inbox_events e
 SET deliveries = e.deliveries + 1,
     last_received_at = now(),
     differing_payloads = e.differing_payloads + (e.payload_digest <> r.payload_digest)::int
-FROM json_to_recordset($1::json) AS r(source text, event_id text, payload_digest text)
-WHERE e.source = r.source AND e.event_id = r.event_id
+FROM json_to_recordset($1::json) AS r(source text, event_id text, owner_id text, payload_digest text)
+WHERE e.source = r.source AND e.event_id = r.event_id AND e.owner_id = r.owner_id
 RETURNING e.source, e.event_id, e.response_status, e.response_body, e.deliveries`;
 
 type KeyedRow = StoredRow & { source: string; event_id: string };
@@ -92,10 +92,17 @@ export async function acceptDeliveriesBatch(
     const stores = firsts.map((i) => ({
       source: batch[i]!.source.name,
       event_id: batch[i]!.eventId,
+      owner_id: batch[i]!.source.ownerId,
       job_id: created.get(i)!.id,
     }));
     const redeliveries = batch
-      .map((p, i) => ({ source: p.source.name, event_id: p.eventId, payload_digest: p.digest, i }))
+      .map((p, i) => ({
+        source: p.source.name,
+        event_id: p.eventId,
+        owner_id: p.source.ownerId,
+        payload_digest: p.digest,
+        i,
+      }))
       .filter((r) => !claimed.has(r.i))
       .map(({ i: _, ...r }) => r);
     const stored = stores.length

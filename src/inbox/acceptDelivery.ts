@@ -33,26 +33,27 @@ export interface DeliveryAnswer {
   deliveries: number;
 }
 
-// The primary key (source, event_id) decides who is first. A concurrent delivery of the
-// same event waits here on the first one's uncommitted row and, once that commits, finds
-// it: DO NOTHING returns no row.
+// The primary key (source, event_id, owner_id) decides who is first: the source's owner is
+// part of the key, so the event lives on the owner's shard (docs/scaling.md). A concurrent
+// delivery of the same event waits here on the first one's uncommitted row and, once that
+// commits, finds it: DO NOTHING returns no row.
 const CLAIM_SQL = `
 INSERT INTO onejob.inbox_events (source, event_id, owner_id, payload_digest)
 VALUES ($1, $2, $3, $4)
-ON CONFLICT (source, event_id) DO NOTHING
+ON CONFLICT (source, event_id, owner_id) DO NOTHING
 RETURNING 1`;
 
 const STORE_RESPONSE_SQL = `
-UPDATE onejob.inbox_events SET job_id = $3, response_status = $4, response_body = $5::jsonb
-WHERE source = $1 AND event_id = $2
+UPDATE onejob.inbox_events SET job_id = $4, response_status = $5, response_body = $6::jsonb
+WHERE source = $1 AND event_id = $2 AND owner_id = $3
 RETURNING response_status, response_body, deliveries`;
 
 const REDELIVERY_SQL = `
 UPDATE onejob.inbox_events
 SET deliveries = deliveries + 1,
     last_received_at = now(),
-    differing_payloads = differing_payloads + (payload_digest <> $3)::int
-WHERE source = $1 AND event_id = $2
+    differing_payloads = differing_payloads + (payload_digest <> $4)::int
+WHERE source = $1 AND event_id = $2 AND owner_id = $3
 RETURNING response_status, response_body, deliveries`;
 
 export interface StoredRow {
@@ -164,7 +165,12 @@ export async function acceptPrepared(onejob: InboxDeps, p: PreparedDelivery): Pr
   const answer = await withTransaction(onejob.pool, async (tx): Promise<DeliveryAnswer> => {
     const claimed = await tx.query(CLAIM_SQL, [source.name, eventId, source.ownerId, digest]);
     if (claimed.rowCount === 0) {
-      const { rows } = await tx.query<StoredRow>(REDELIVERY_SQL, [source.name, eventId, digest]);
+      const { rows } = await tx.query<StoredRow>(REDELIVERY_SQL, [
+        source.name,
+        eventId,
+        source.ownerId,
+        digest,
+      ]);
       const row = rows[0];
       if (!row)
         throw new Error(
@@ -181,6 +187,7 @@ export async function acceptPrepared(onejob: InboxDeps, p: PreparedDelivery): Pr
     const { rows } = await tx.query<StoredRow>(STORE_RESPONSE_SQL, [
       source.name,
       eventId,
+      source.ownerId,
       job.id,
       202,
       { jobId: job.id },

@@ -3,6 +3,7 @@ import type { Queryable } from '../db/createPool.js';
 import { ARCHIVED_KEY, sqlState } from '../db/sqlstate.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { cloudEvent } from '../events/cloudEvent.js';
+import { jobEventRowsSql } from '../events/jobEventRows.js';
 import type { OperationRegistry } from '../operations/operationRegistry.js';
 import { fingerprint } from './fingerprint.js';
 import { attemptsJson, JOB_COLUMNS, type JobRow, type JobView, jobView } from './jobView.js';
@@ -40,13 +41,11 @@ WITH existing AS (
   SELECT $1, $2, $3, $4, $5, $6::jsonb, $7 WHERE NOT EXISTS (SELECT 1 FROM existing)
   ON CONFLICT (owner_id, idempotency_key) DO NOTHING
   RETURNING ${JOB_COLUMNS}
-), audit AS (
-  INSERT INTO onejob.job_events (id, job_id, type, data)
-  SELECT $8, id, 'created', $9::jsonb FROM inserted
-), outbox AS (
-  INSERT INTO onejob.outbox (id, subject, type, event)
-  SELECT $8, id::text, 'onejob.job.created', $10::jsonb FROM inserted
-)
+), created AS (
+  SELECT $8::uuid AS event_id, id AS job_id, owner_id, NULL::uuid AS attempt_id, 'created'::text AS type,
+         $9::jsonb AS data, 'onejob.job.created'::text AS publish, $10::jsonb AS event
+  FROM inserted
+), ${jobEventRowsSql('created')}
 SELECT true AS created, '[]'::jsonb AS attempts, i.* FROM inserted i
 UNION ALL
 SELECT false AS created, ${attemptsJson('e.id')} AS attempts, e.* FROM existing e`;

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
+import { jobEventRowsSql } from '../events/jobEventRows.js';
 import type { PreparedCreate } from './createJob.js';
 import { attemptsJson, JOB_COLUMNS, type JobRow } from './jobView.js';
 
@@ -42,13 +43,11 @@ WITH req AS (
   ORDER BY r.owner_id, r.idempotency_key
   ON CONFLICT (owner_id, idempotency_key) DO NOTHING
   RETURNING ${JOB_COLUMNS}
-), audit AS (
-  INSERT INTO onejob.job_events (id, job_id, type, data)
-  SELECT r.event_id, i.id, 'created', r.data FROM inserted i JOIN req r ON r.id = i.id
-), outbox AS (
-  INSERT INTO onejob.outbox (id, subject, type, event)
-  SELECT r.event_id, i.id::text, 'onejob.job.created', r.event FROM inserted i JOIN req r ON r.id = i.id
-)
+), created AS (
+  SELECT r.event_id, i.id AS job_id, i.owner_id, NULL::uuid AS attempt_id, 'created'::text AS type, r.data,
+         'onejob.job.created'::text AS publish, r.event
+  FROM inserted i JOIN req r ON r.id = i.id
+), ${jobEventRowsSql('created')}
 SELECT r.ord, true AS created, '[]'::jsonb AS attempts, i.*
 FROM inserted i JOIN req r ON r.id = i.id
 UNION ALL
