@@ -7,7 +7,6 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
-import { CREATE_SQL } from '../../src/jobs/createJob.js';
 import { CREATE_BATCH_SQL } from '../../src/jobs/createJobsBatch.js';
 import { fingerprint } from '../../src/jobs/fingerprint.js';
 import { JOB_COLUMNS } from '../../src/jobs/jobView.js';
@@ -67,22 +66,7 @@ const bind = (sql: string, values: string[]) =>
       /:\w/.test(literal) ? `(${literal.split(':').join("' || chr(58) || '")})` : literal,
     );
 
-// One job per transaction: the statement of createJob.
 const seed = `(:client_id::text || '-' || :k::text)`;
-const CREATE_SCRIPT = `\\set k random(1, 1000000000000000)
-${bind(CREATE_SQL, [
-  uuid7(`'j' || ${seed}`),
-  lit(BENCH_OWNER),
-  `('pgb-' || ${seed})`,
-  lit(PRINT),
-  lit('noop'),
-  lit(INPUT),
-  traceparent(seed),
-  `md5('e' || ${seed})::uuid`,
-  lit(DATA),
-  lit(EVENT),
-])};
-`;
 
 // `rows` jobs per transaction: the batch statement of group commit, its JSON array of
 // requests built by the statement itself.
@@ -104,7 +88,8 @@ SELECT ${JOB_COLUMNS} FROM onejob.jobs WHERE owner_id = ${lit(BENCH_OWNER)} AND 
 `;
 
 /** (f) createJob's statement, one job per transaction. */
-export const pgbenchCreate = (r: PgbenchRun) => pgbench(r, 'pgbench create', CREATE_SCRIPT, 1);
+// One job per transaction: the statement createJob sends for a request alone, a batch of one.
+export const pgbenchCreate = (r: PgbenchRun) => pgbench(r, 'pgbench create', batchScript(1), 1);
 
 /** (f) The group-commit statement with `rows` jobs per transaction; throughput counts jobs. */
 export const pgbenchCreateBatch = (r: PgbenchRun, rows: number) =>

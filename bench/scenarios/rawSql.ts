@@ -99,10 +99,10 @@ WITH done AS (
   UPDATE onejob.jobs SET state = 'succeeded', version = version + 1, result = $3::jsonb,
          finished_at = now(), updated_at = now()
   WHERE id = $1 AND version = $2 AND completed_by IS NULL
-  RETURNING id
+  RETURNING id, owner_id
 )
-INSERT INTO onejob.outbox (id, subject, type, event)
-SELECT $4, id::text, 'onejob.job.succeeded', $5::jsonb FROM done`;
+INSERT INTO onejob.outbox (id, owner_id, subject, type, event)
+SELECT $4, owner_id, id::text, 'onejob.job.succeeded', $5::jsonb FROM done`;
 
 /** (f) SKIP LOCKED claim, then compare-and-swap completion plus outbox row, per job. */
 export function rawClaimComplete(r: RawRun): Promise<LoadResult> {

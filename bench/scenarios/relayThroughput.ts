@@ -31,8 +31,8 @@ export interface RelayRun {
 /** Outbox rows shaped like onejob.job.created events, one subject (job) each. */
 async function fillOutbox(client: pg.Client, count: number): Promise<void> {
   await client.query(
-    `INSERT INTO onejob.outbox (id, subject, type, event)
-     SELECT e.id, e.job::text, 'onejob.job.created', jsonb_build_object(
+    `INSERT INTO onejob.outbox (id, owner_id, subject, type, event)
+     SELECT e.id, 'bench', e.job::text, 'onejob.job.created', jsonb_build_object(
        'specversion', '1.0', 'id', e.id, 'source', 'onejob', 'type', 'onejob.job.created', 'subject', e.job,
        'time', now(), 'datacontenttype', 'application/json',
        'data', jsonb_build_object('jobId', e.job, 'operation', 'noop', 'idempotencyKey', 'k-' || e.g, 'state', 'queued', 'version', 1))

@@ -41,7 +41,7 @@ const prefixed = (alias: string) =>
 // is left alone, as in startAttempt: it is the attempts' compare-and-swap token.
 export const CLAIM_BATCH_SQL = `
 WITH picked AS (
-  SELECT j.id, extract(epoch FROM clock_timestamp() - j.run_after)::float8 AS waited
+  SELECT j.id, j.owner_id, extract(epoch FROM clock_timestamp() - j.run_after)::float8 AS waited
   FROM onejob.jobs j
   WHERE j.state = 'queued' AND j.run_after <= now() AND j.operation = ANY($1::text[])
     AND j.completed_by IS NULL
@@ -56,8 +56,8 @@ WITH picked AS (
 moved AS (
   UPDATE onejob.jobs j SET state = 'running', attempt_count = j.attempt_count + 1, updated_at = now()
   FROM picked p
-  WHERE j.id = p.id AND j.state IN (${sqlStates(jobStatesInto('running'))})
-  RETURNING j.id, j.operation, j.input, j.traceparent, j.version, j.attempt_count, p.waited
+  WHERE j.id = p.id AND j.owner_id = p.owner_id AND j.state IN (${sqlStates(jobStatesInto('running'))})
+  RETURNING j.id, j.owner_id, j.operation, j.input, j.traceparent, j.version, j.attempt_count, p.waited
 ),
 numbered AS (
   SELECT m.*, row_number() OVER (ORDER BY m.id) AS k,
@@ -65,8 +65,8 @@ numbered AS (
   FROM moved m
 ),
 started AS (
-  INSERT INTO onejob.attempts (id, job_id, n, provider, exclusive, origin, state, job_version, lease_owner, lease_expires_at, deadline_at)
-  SELECT ($4::uuid[])[k], id, attempt_count,
+  INSERT INTO onejob.attempts (id, job_id, owner_id, n, provider, exclusive, origin, state, job_version, lease_owner, lease_expires_at, deadline_at)
+  SELECT ($4::uuid[])[k], id, owner_id, attempt_count,
          cfg -> 'providers' ->> ((attempt_count - 1) % jsonb_array_length(cfg -> 'providers')),
          (cfg ->> 'exclusive')::boolean,
          CASE WHEN attempt_count = 1 THEN 'worker' ELSE 'retry' END,
@@ -76,8 +76,8 @@ started AS (
   RETURNING ${ATTEMPT_COLUMNS}
 ),
 audit AS (
-  INSERT INTO onejob.job_events (id, job_id, attempt_id, type, data)
-  SELECT ($7::uuid[])[nb.k], s.job_id, s.id, 'attempt_started',
+  INSERT INTO onejob.job_events (id, job_id, owner_id, attempt_id, type, data)
+  SELECT ($7::uuid[])[nb.k], s.job_id, nb.owner_id, s.id, 'attempt_started',
          jsonb_build_object('attemptId', s.id, 'n', s.n, 'provider', s.provider, 'origin', s.origin,
                             'jobVersion', s.job_version)
   FROM started s JOIN numbered nb ON nb.id = s.job_id

@@ -51,7 +51,7 @@ won AS (
   FROM live l
   WHERE j.id = l.job_id AND j.version = l.job_version AND j.completed_by IS NULL
     AND j.state IN (${sqlStates(jobStatesInto('succeeded'))})
-  RETURNING j.id AS job_id, j.completed_by AS attempt_id, j.version
+  RETURNING j.id AS job_id, j.owner_id, j.completed_by AS attempt_id, j.version
 ),
 att AS (
   UPDATE onejob.attempts a SET state = 'succeeded', finished_at = now(), lease_expires_at = NULL,
@@ -61,13 +61,13 @@ att AS (
   RETURNING a.id, a.job_id
 ),
 audit AS (
-  INSERT INTO onejob.job_events (id, job_id, attempt_id, type, data)
-  SELECT o.event_id, x.job_id, w.attempt_id, 'succeeded', o.audit::jsonb
+  INSERT INTO onejob.job_events (id, job_id, owner_id, attempt_id, type, data)
+  SELECT o.event_id, x.job_id, w.owner_id, w.attempt_id, 'succeeded', o.audit::jsonb
   FROM won w JOIN offered o ON o.attempt_id = w.attempt_id LEFT JOIN att x ON x.id = w.attempt_id
 ),
 outbox AS (
-  INSERT INTO onejob.outbox (id, subject, type, event)
-  SELECT o.event_id, w.job_id::text, 'onejob.job.succeeded', o.event::jsonb
+  INSERT INTO onejob.outbox (id, owner_id, subject, type, event)
+  SELECT o.event_id, w.owner_id, w.job_id::text, 'onejob.job.succeeded', o.event::jsonb
   FROM won w JOIN offered o ON o.attempt_id = w.attempt_id
 )
 SELECT attempt_id, version FROM won`;

@@ -37,10 +37,10 @@ const INSERT_SQL = `
 WITH job AS (
   UPDATE onejob.jobs SET state = 'running', attempt_count = attempt_count + 1, updated_at = now()
   WHERE id = $1 AND version = $2 AND completed_by IS NULL AND state IN (${sqlStates(jobStatesInto('running'))})
-  RETURNING id, version, attempt_count
+  RETURNING id, owner_id, version, attempt_count
 )
-INSERT INTO onejob.attempts (id, job_id, n, provider, exclusive, origin, state, job_version, lease_owner, lease_expires_at)
-SELECT $3, id, attempt_count, $4, $5, $6, 'starting', version, $7::text,
+INSERT INTO onejob.attempts (id, job_id, owner_id, n, provider, exclusive, origin, state, job_version, lease_owner, lease_expires_at)
+SELECT $3, id, owner_id, attempt_count, $4, $5, $6, 'starting', version, $7::text,
        CASE WHEN $7::text IS NULL THEN NULL ELSE now() + make_interval(secs => $8::float8 / 1000) END
 FROM job
 RETURNING ${ATTEMPT_COLUMNS}`;

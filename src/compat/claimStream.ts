@@ -6,6 +6,7 @@
 // lost race. Zero rows: the job has a winner, or a sibling claimed first.
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../db/createPool.js';
+import { jobEventRowsSql } from '../events/jobEventRows.js';
 
 const CLAIM_SQL = `
 WITH claimed AS (
@@ -13,14 +14,17 @@ WITH claimed AS (
   FROM onejob.attempts a
   WHERE a.id = $1 AND j.id = a.job_id AND j.version = a.job_version AND j.completed_by IS NULL
     AND a.state IN ('running', 'unknown')
-  RETURNING j.id, j.version
+  RETURNING j.id, j.owner_id, j.version
 ),
 carried AS (
   UPDATE onejob.attempts a SET job_version = c.version FROM claimed c WHERE a.id = $1 RETURNING a.id
-)
-INSERT INTO onejob.job_events (id, job_id, attempt_id, type, data)
-SELECT $2, c.id, $1, 'stream_claimed', jsonb_build_object('version', c.version) FROM claimed c
-RETURNING job_id`;
+),
+events AS (
+  SELECT $2::uuid AS event_id, c.id AS job_id, c.owner_id, $1::uuid AS attempt_id, 'stream_claimed'::text AS type,
+         jsonb_build_object('version', c.version) AS data, NULL::text AS publish, NULL::jsonb AS event
+  FROM claimed c
+), ${jobEventRowsSql('events')}
+SELECT job_id FROM events`;
 
 export async function claimStream(db: Queryable, attemptId: string): Promise<boolean> {
   const { rowCount } = await db.query(CLAIM_SQL, [attemptId, uuidv7()]);

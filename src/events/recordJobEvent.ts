@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../db/createPool.js';
 import { cloudEvent } from './cloudEvent.js';
+import { jobEventRowsSql } from './jobEventRows.js';
 
 export interface JobEventInput {
   jobId: string;
@@ -13,12 +14,17 @@ export interface JobEventInput {
   traceparent?: string | null;
 }
 
+// The owner is the job's, read by primary key: from the live job, or from the archive for
+// an event about an archived job (a client's retry). No owner at all fails the statement
+// (owner_id is NOT NULL) instead of writing an event about no job.
 const RECORD_SQL = `
-WITH audit AS (
-  INSERT INTO onejob.job_events (id, job_id, attempt_id, type, data) VALUES ($1, $2, $3, $4, $5::jsonb)
-)
-INSERT INTO onejob.outbox (id, subject, type, event)
-SELECT $1, $2::text, $6, $7::jsonb WHERE $6::text IS NOT NULL`;
+WITH events AS (
+  SELECT $1::uuid AS event_id, $2::uuid AS job_id,
+         coalesce((SELECT owner_id FROM onejob.jobs WHERE id = $2::uuid),
+                  (SELECT owner_id FROM onejob.jobs_archive WHERE job_id = $2::uuid)) AS owner_id,
+         $3::uuid AS attempt_id, $4::text AS type, $5::jsonb AS data, $6::text AS publish, $7::jsonb AS event
+), ${jobEventRowsSql('events')}
+SELECT 1`;
 
 /**
  * Appends an audit row and, for public changes, the outbox event, in one statement.

@@ -1,21 +1,13 @@
-import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../db/createPool.js';
 import { ARCHIVED_KEY, sqlState } from '../db/sqlstate.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { cloudEvent } from '../events/cloudEvent.js';
 import type { OperationRegistry } from '../operations/operationRegistry.js';
-import { fingerprint } from './fingerprint.js';
+import { type BatchRow, createJobsBatch } from './createJobsBatch.js';
 import { attemptsJson, JOB_COLUMNS, type JobRow, type JobView, jobView } from './jobView.js';
+import { type CreateJobRequest, type PreparedCreate, prepareCreate } from './prepareCreate.js';
 import { findTombstone } from './tombstones.js';
 
-/** A job to create: the owner, the idempotency key of the intent, the operation and its input. */
-export interface CreateJobRequest {
-  ownerId: string;
-  idempotencyKey: string;
-  operation: string;
-  input: Record<string, unknown>;
-  traceparent?: string | null;
-}
+export type { CreateJobRequest } from './prepareCreate.js';
 
 /** The job for the key, and whether it already existed. */
 export interface CreateJobResult {
@@ -24,91 +16,9 @@ export interface CreateJobResult {
   replayed: boolean;
 }
 
-// One round trip for both outcomes. `existing` answers a replay from this statement's
-// snapshot; otherwise the INSERT either creates the job (and, in the same statement,
-// its audit row and outbox event) or meets a row committed after our snapshot, in which
-// case ON CONFLICT DO NOTHING returns nothing and the caller reads that row.
-// Sent as a named prepared statement: parsing and planning this CTE on every request
-// cost the database about as much as executing it. Exported for the benchmark, which
-// issues this exact statement without HTTP as the raw limit.
-export const CREATE_STATEMENT = 'onejob_create_job';
-export const CREATE_SQL = `
-WITH existing AS (
-  SELECT ${JOB_COLUMNS} FROM onejob.jobs WHERE owner_id = $2 AND idempotency_key = $3
-), inserted AS (
-  INSERT INTO onejob.jobs (id, owner_id, idempotency_key, fingerprint, operation, input, traceparent)
-  SELECT $1, $2, $3, $4, $5, $6::jsonb, $7 WHERE NOT EXISTS (SELECT 1 FROM existing)
-  ON CONFLICT (owner_id, idempotency_key) DO NOTHING
-  RETURNING ${JOB_COLUMNS}
-), audit AS (
-  INSERT INTO onejob.job_events (id, job_id, type, data)
-  SELECT $8, id, 'created', $9::jsonb FROM inserted
-), outbox AS (
-  INSERT INTO onejob.outbox (id, subject, type, event)
-  SELECT $8, id::text, 'onejob.job.created', $10::jsonb FROM inserted
-)
-SELECT true AS created, '[]'::jsonb AS attempts, i.* FROM inserted i
-UNION ALL
-SELECT false AS created, ${attemptsJson('e.id')} AS attempts, e.* FROM existing e`;
-
 const READ_BY_KEY_SQL = `
 SELECT false AS created, ${attemptsJson('j.id')} AS attempts, ${JOB_COLUMNS}
 FROM onejob.jobs j WHERE owner_id = $1 AND idempotency_key = $2`;
-
-/** Throws the problem a request deserves before anything is written. */
-export function checkCreateRequest(operations: OperationRegistry, req: CreateJobRequest): void {
-  const operation = operations.get(req.operation);
-  if (!operation) {
-    throw new OnejobError('operation_unknown', `Operation "${req.operation}" is not configured.`, {
-      operations: operations.names(),
-    });
-  }
-  const problems = operation.checkInput(req.input);
-  if (problems.length > 0) {
-    throw new OnejobError('input_invalid', problems.map((p) => `${p.path} ${p.message}`).join('; '), {
-      errors: problems,
-    });
-  }
-}
-
-/** A validated request with everything its INSERT needs, computed once, before any batching. */
-export interface PreparedCreate {
-  req: CreateJobRequest;
-  print: string;
-  id: string;
-  eventId: string;
-  data: Record<string, unknown>;
-  event: Record<string, unknown>;
-}
-
-/** Validates `req` (throwing its 422) and computes its fingerprint, ids and created event. */
-export function prepareCreate(operations: OperationRegistry, req: CreateJobRequest): PreparedCreate {
-  checkCreateRequest(operations, req);
-  return prepareChecked(req);
-}
-
-/** `prepareCreate` for a request `checkCreateRequest` has already passed. */
-export function prepareChecked(req: CreateJobRequest): PreparedCreate {
-  const print = fingerprint(req);
-  const id = uuidv7();
-  const eventId = uuidv7();
-  const data = {
-    jobId: id,
-    operation: req.operation,
-    idempotencyKey: req.idempotencyKey,
-    state: 'queued',
-    version: 1,
-  };
-  const event = cloudEvent({
-    id: eventId,
-    type: 'onejob.job.created',
-    subject: id,
-    data,
-    time: new Date(),
-    traceparent: req.traceparent,
-  }) as unknown as Record<string, unknown>;
-  return { req, print, id, eventId, data, event };
-}
 
 /**
  * Creates the job for (owner, key), or returns the job the key already names. The
@@ -123,50 +33,59 @@ export async function createJob(
   return createPrepared(db, prepareCreate(operations, req));
 }
 
-/** `createJob` for a request `prepareCreate` already checked: one statement of its own. */
+/**
+ * `createJob` for a request `prepareCreate` already checked: the intake batch statement
+ * (createJobsBatch.ts) with this request alone, then, if the statement could not answer
+ * it, a read of what the key names now.
+ */
 export async function createPrepared(db: Queryable, p: PreparedCreate): Promise<CreateJobResult> {
-  const { req, print } = p;
-  let rows: (JobRow & { created: boolean })[];
+  let row: BatchRow | undefined;
   try {
-    ({ rows } = await db.query<JobRow & { created: boolean }>({
-      name: CREATE_STATEMENT,
-      text: CREATE_SQL,
-      values: [
-        p.id,
-        req.ownerId,
-        req.idempotencyKey,
-        print,
-        req.operation,
-        req.input,
-        req.traceparent ?? null,
-        p.eventId,
-        p.data,
-        p.event,
-      ],
-    }));
+    [row] = await createJobsBatch(db, [p]);
   } catch (error) {
+    // A tombstone committed after the statement's snapshot tripped the archived-key trigger.
     if (sqlState(error) !== ARCHIVED_KEY) throw error;
-    rows = [];
   }
-  let row = rows[0];
-  if (!row) {
-    // Lost the race to a transaction that committed after this statement's snapshot,
-    // or the key belongs to an archived job. A fresh statement sees either.
-    ({ rows } = await db.query<JobRow & { created: boolean }>(READ_BY_KEY_SQL, [
-      req.ownerId,
-      req.idempotencyKey,
-    ]));
-    row = rows[0];
-  }
-  if (!row) {
-    const tombstone = await findTombstone(db, req.ownerId, req.idempotencyKey);
-    if (!tombstone) throw new Error('job vanished between insert and read; retry the request');
-    if (tombstone.fingerprint !== print) throw reusedKey(req.idempotencyKey, tombstone.job.id);
-    return { job: tombstone.job, replayed: true };
-  }
-  if (row.created) return { job: jobView(row), replayed: false };
-  if (row.fingerprint !== print) throw reusedKey(req.idempotencyKey, row.id);
-  return { job: jobView(row), replayed: true };
+  return settleCreate(db, p, row);
+}
+
+/**
+ * The answer a request alone gets from the batch statement's row for it, or, when the
+ * statement gave none, from a fresh read of what its key names.
+ */
+export async function settleCreate(
+  db: Queryable,
+  p: PreparedCreate,
+  row: BatchRow | undefined,
+): Promise<CreateJobResult> {
+  if (row) return answerCreate(row, p, true);
+  // Lost the race to a transaction that committed after the statement's snapshot, or the
+  // key belongs to an archived job. A fresh statement sees either.
+  const { rows } = await db.query<JobRow & { created: boolean }>(READ_BY_KEY_SQL, [
+    p.req.ownerId,
+    p.req.idempotencyKey,
+  ]);
+  if (rows[0]) return answerCreate(rows[0], p, false);
+  const tombstone = await findTombstone(db, p.req.ownerId, p.req.idempotencyKey);
+  if (!tombstone) throw new Error('job vanished between insert and read; retry the request');
+  if (tombstone.fingerprint !== p.print) throw reusedKey(p.req.idempotencyKey, tombstone.job.id);
+  return { job: tombstone.job, replayed: true };
+}
+
+/**
+ * The answer a request gets from the row its key names: the job it created (`first`, and
+ * the row was created by the statement), a replay of the same request, or a 409 for a
+ * different body under the key.
+ */
+export function answerCreate(
+  row: JobRow & { created: boolean },
+  p: PreparedCreate,
+  first: boolean,
+): CreateJobResult {
+  const job = jobView(row);
+  // A created row carries the fingerprint of the request that created it.
+  if (row.fingerprint !== p.print) throw reusedKey(p.req.idempotencyKey, row.id);
+  return { job, replayed: !(row.created && first) };
 }
 
 export function reusedKey(key: string, jobId: string): OnejobError {

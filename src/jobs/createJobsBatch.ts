@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import type { PreparedCreate } from './createJob.js';
+import { jobEventRowsSql } from '../events/jobEventRows.js';
+import type { PreparedCreate } from './prepareCreate.js';
 import { attemptsJson, JOB_COLUMNS, type JobRow } from './jobView.js';
 
 const columns = (alias: string) =>
@@ -8,18 +9,22 @@ const columns = (alias: string) =>
     .map((c) => `${alias}.${c}`)
     .join(', ');
 
-// The single create's CTE (createJob.ts) over a set of requests: one statement, one commit
-// for the whole batch. The requests travel as one JSON array (one JSON.stringify in Node,
-// instead of ten arrays whose every element the driver escapes), each numbered by its
-// position (ord) so every result row names the request it answers. Keys already taken answer from `existing`; tombstoned keys are
-// left out of the INSERT (they would trip the archived-key trigger and fail the whole
-// statement) and, like a key lost to a concurrent commit, come back without a row: the
-// caller settles those one at a time. Rows are inserted in key order so two batches
-// sharing keys wait on each other's unique-index entries in the same order, never in a cycle.
-// Keys are looked up one request at a time (LATERAL, and OFFSET 0 so PostgreSQL cannot turn
-// the lookups back into a join): PostgreSQL guesses 100 rows for json_to_recordset, and a
-// plan made while the jobs table was small, which a session keeps, would otherwise hash the
-// whole jobs and tombstones tables for every batch (test/db/queryPlans.test.ts).
+// Job intake's one statement: a set of requests (a single one for a create alone or in a
+// caller's transaction, createJob.ts) in one statement and one commit. Each new job's
+// `created` audit row and outbox event come from the same statement (events/jobEventRows.ts).
+// The requests travel as one JSON array (one JSON.stringify in Node, instead of ten arrays
+// whose every element the driver escapes), each numbered by its position (ord) so every
+// result row names the request it answers. Keys already taken answer from `existing`;
+// tombstoned keys are left out of the INSERT (they would trip the archived-key trigger and
+// fail the whole statement) and, like a key lost to a concurrent commit, come back without
+// a row: the caller settles those one at a time. Rows are inserted in key order so two
+// batches sharing keys wait on each other's unique-index entries in the same order, never
+// in a cycle. Keys are looked up one request at a time (LATERAL, and OFFSET 0 so PostgreSQL
+// cannot turn the lookups back into a join): PostgreSQL guesses 100 rows for
+// json_to_recordset, and a plan made while the jobs table was small, which a session keeps,
+// would otherwise hash the whole jobs and tombstones tables for every batch
+// (test/db/queryPlans.test.ts). Sent as a named prepared statement: parsing and planning
+// this CTE on every request cost the database about as much as executing it.
 export const CREATE_BATCH_STATEMENT = 'onejob_create_jobs_batch';
 export const CREATE_BATCH_SQL = `
 WITH req AS (
@@ -42,13 +47,11 @@ WITH req AS (
   ORDER BY r.owner_id, r.idempotency_key
   ON CONFLICT (owner_id, idempotency_key) DO NOTHING
   RETURNING ${JOB_COLUMNS}
-), audit AS (
-  INSERT INTO onejob.job_events (id, job_id, type, data)
-  SELECT r.event_id, i.id, 'created', r.data FROM inserted i JOIN req r ON r.id = i.id
-), outbox AS (
-  INSERT INTO onejob.outbox (id, subject, type, event)
-  SELECT r.event_id, i.id::text, 'onejob.job.created', r.event FROM inserted i JOIN req r ON r.id = i.id
-)
+), created AS (
+  SELECT r.event_id, i.id AS job_id, i.owner_id, NULL::uuid AS attempt_id, 'created'::text AS type, r.data,
+         'onejob.job.created'::text AS publish, r.event
+  FROM inserted i JOIN req r ON r.id = i.id
+), ${jobEventRowsSql('created')}
 SELECT r.ord, true AS created, '[]'::jsonb AS attempts, i.*
 FROM inserted i JOIN req r ON r.id = i.id
 UNION ALL

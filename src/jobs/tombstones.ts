@@ -8,7 +8,7 @@ export interface Tombstone {
 
 const FIND_SQL = `
 SELECT t.fingerprint, t.job_id, t.operation, t.final_state, t.idempotency_key, t.created_at, t.archived_at, a.doc
-FROM onejob.job_tombstones t LEFT JOIN onejob.jobs_archive a ON a.job_id = t.job_id
+FROM onejob.job_tombstones t LEFT JOIN onejob.jobs_archive a ON a.job_id = t.job_id AND a.owner_id = t.owner_id
 WHERE t.owner_id = $1 AND t.idempotency_key = $2`;
 
 /** The archived job an idempotency key still names, if any. */

@@ -2,8 +2,9 @@ import type { Queryable } from '../db/createPool.js';
 import { CHECK_VIOLATION, FOREIGN_KEY_VIOLATION, sqlState } from '../db/sqlstate.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { type CheckedTransfer, checkTransferRequest, type TransferRequest } from './checkTransferRequest.js';
+import { createTransferAlone, createTransfersBatch, type TransfersOutcome } from './createTransfersBatch.js';
 import { refuseReservedAccount, refuseReservedTransferId } from './reservedNames.js';
-import { TRANSFER_COLUMNS, type TransferRow, type TransferView, transferView } from './transferView.js';
+import { type TransferRow, type TransferView, transferView } from './transferView.js';
 
 /** The transfer for the id, and whether it already existed. */
 export interface CreateTransferResult {
@@ -11,28 +12,6 @@ export interface CreateTransferResult {
   /** True when the id already named a transfer with the same fields: nothing was written. */
   replayed: boolean;
 }
-
-// One statement: the transfer row (its two entries come from a trigger), then its accounts,
-// created on first use with the transfer's currency. Accounts are inserted in name order
-// so two transfers creating the same pair of accounts cannot deadlock. The currency
-// foreign keys, checked at the end of the statement, refuse a currency that differs from
-// an existing account's. A replay inserts nothing at all, accounts included.
-const CREATE_SQL = `
-WITH t AS (
-  INSERT INTO onejob.ledger_transfers (owner_id, id, debit_account, credit_account, amount, currency, reference, effective_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-  ON CONFLICT (owner_id, id) DO NOTHING
-  RETURNING ${TRANSFER_COLUMNS}
-), accounts AS (
-  INSERT INTO onejob.ledger_accounts (owner_id, account, currency)
-  SELECT t.owner_id, a.account, t.currency
-  FROM t CROSS JOIN LATERAL (VALUES (t.debit_account), (t.credit_account)) AS a (account)
-  ORDER BY a.account
-  ON CONFLICT (owner_id, account) DO NOTHING
-)
-SELECT * FROM t`;
-
-const READ_SQL = `SELECT ${TRANSFER_COLUMNS} FROM onejob.ledger_transfers WHERE owner_id = $1 AND id = $2`;
 
 const READ_CURRENCIES_SQL = `
 SELECT account, currency FROM onejob.ledger_accounts WHERE owner_id = $1 AND account = ANY($2::text[])`;
@@ -84,30 +63,53 @@ export async function createEngineTransfer(
   return insertTransfer(db, checkTransferRequest(req));
 }
 
-/** Records one checked transfer on its own: one statement, one commit on a pool. */
+/** What the ledger's write says about one transfer: the row its id names, and whether the write inserted it. */
+export interface TransferOutcome {
+  row: TransferRow;
+  created: boolean;
+}
+
+/**
+ * The ledger's one write (createTransfersBatch.ts) for transfers with distinct (owner, id):
+ * for each, its outcome, or undefined when its row could not be read back.
+ */
+export async function writeTransfers(
+  db: Queryable,
+  batch: CheckedTransfer[],
+): Promise<(TransferOutcome | undefined)[]> {
+  return outcomes(batch, await createTransfersBatch(db, batch));
+}
+
+function outcomes(batch: CheckedTransfer[], { inserted, existing }: TransfersOutcome) {
+  return batch.map((_, i): TransferOutcome | undefined => {
+    const created = inserted[i];
+    if (created) return { row: created, created: true };
+    const row = existing[i];
+    return row ? { row, created: false } : undefined;
+  });
+}
+
+/**
+ * The answer a request gets from the transfer its id names: the one it created (`first`,
+ * and the write inserted it), a replay of the same fields, or a conflict for other fields.
+ */
+export function answerTransfer(o: TransferOutcome, t: CheckedTransfer, first: boolean): CreateTransferResult {
+  if (!sameTransfer(o.row, t)) throw differentFields(t.id, o.row);
+  return { transfer: transferView(o.row), replayed: !(o.created && first) };
+}
+
+/** Records one checked transfer: the ledger's write with this transfer alone (one statement). */
 export async function insertTransfer(db: Queryable, t: CheckedTransfer): Promise<CreateTransferResult> {
-  let rows: TransferRow[];
+  let outcome: TransferOutcome | undefined;
   try {
-    ({ rows } = await db.query<TransferRow>(CREATE_SQL, [
-      t.ownerId,
-      t.id,
-      t.debitAccount,
-      t.creditAccount,
-      t.amount,
-      t.currency,
-      t.reference,
-      t.effectiveAt,
-    ]));
+    [outcome] = outcomes([t], await createTransferAlone(db, t));
   } catch (error) {
     if (sqlState(error) === FOREIGN_KEY_VIOLATION) throw await currencyMismatch(db, t);
     throw amountOutOfRange(error) ?? error;
   }
-  if (rows[0]) return { transfer: transferView(rows[0]), replayed: false };
-  // The id exists (committed before or during this statement): a fresh read sees it.
-  const existing = (await db.query<TransferRow>(READ_SQL, [t.ownerId, t.id])).rows[0];
-  if (!existing) throw new Error(`transfer ${t.id} conflicted but cannot be read; retry the request`);
-  if (!sameTransfer(existing, t)) throw differentFields(t.id, existing);
-  return { transfer: transferView(existing), replayed: true };
+  // The id exists (committed before or during the statement) but the fresh read missed it.
+  if (!outcome) throw new Error(`transfer ${t.id} conflicted but cannot be read; retry the request`);
+  return answerTransfer(outcome, t, true);
 }
 
 /** True when the stored transfer is the one `t` asks for (a plain transfer with equal fields). */

@@ -17,11 +17,15 @@ SELECT DISTINCT a.owner_id, a.account FROM json_to_recordset($1::json) AS a(owne
 ORDER BY a.owner_id, a.account
 ON CONFLICT (owner_id, account) DO UPDATE SET debits = t.debits`;
 
-// The single transfer's statement (createTransfer.ts) over a set of transfers with
-// distinct (owner, id): transfers inserted in id order (two batches sharing ids wait on
-// each other's unique-index entries in one order), then their accounts in name order.
-// A transfer whose id is taken inserts nothing and comes back without a row; the caller
-// reads those after the statement.
+// The ledger's one write: a set of transfers with distinct (owner, id) (a single one for a
+// transfer alone or in a caller's transaction, createTransfer.ts). Transfers are inserted in
+// id order (two batches sharing ids wait on each other's unique-index entries in one order;
+// each transfer's two entries come from a trigger), then their accounts, created on first
+// use with the transfer's currency, in name order so two writes creating the same accounts
+// cannot deadlock. The currency foreign keys, checked at the end of the statement, refuse a
+// currency that differs from an existing account's. A transfer whose id is taken inserts
+// nothing at all, accounts included, and comes back without a row; the caller reads those
+// after the statement.
 const CREATE_BATCH_SQL = `
 WITH req AS (
   SELECT * FROM json_to_recordset($1::json) AS r(
@@ -59,14 +63,31 @@ export interface TransfersOutcome {
 }
 
 /**
- * Records transfers with distinct (owner, id) in one transaction and one commit, and
- * checks the answer row by row: each row names one request, none is answered twice, and
- * every row carries its request's owner and id. A transfer missing from both lists could
- * not be read back and must be settled on its own.
+ * Records transfers with distinct (owner, id) in one transaction and one commit (a
+ * savepoint in the caller's transaction), and checks the answer row by row: each row names
+ * one request, none is answered twice, and every row carries its request's owner and id. A
+ * transfer missing from both lists could not be read back and must be settled on its own.
  */
 export async function createTransfersBatch(
   db: Queryable,
   batch: readonly CheckedTransfer[],
+): Promise<TransfersOutcome> {
+  return withTransaction(db, (tx) => writeTransfers(tx, batch, true));
+}
+
+/**
+ * One transfer through the same statement, as every transfer alone was always written: no
+ * transaction around it and no totals lock ahead (its one statement takes its totals rows
+ * once, at its end). A refusal fails the caller's transaction, as any failed statement does.
+ */
+export async function createTransferAlone(db: Queryable, t: CheckedTransfer): Promise<TransfersOutcome> {
+  return writeTransfers(db, [t], false);
+}
+
+async function writeTransfers(
+  db: Queryable,
+  batch: readonly CheckedTransfer[],
+  shared: boolean,
 ): Promise<TransfersOutcome> {
   const requests = batch.map((t, i) => ({
     ord: i + 1,
@@ -79,28 +100,28 @@ export async function createTransfersBatch(
     reference: t.reference,
     effective_at: t.effectiveAt?.toISOString() ?? null,
   }));
-  const accounts = batch.flatMap((t) => [
-    { owner_id: t.ownerId, account: t.debitAccount },
-    { owner_id: t.ownerId, account: t.creditAccount },
-  ]);
-  return withTransaction(db, async (tx) => {
-    await tx.query(LOCK_TOTALS_SQL, [JSON.stringify(accounts)]);
+  if (shared) {
+    const accounts = batch.flatMap((t) => [
+      { owner_id: t.ownerId, account: t.debitAccount },
+      { owner_id: t.ownerId, account: t.creditAccount },
+    ]);
+    await db.query(LOCK_TOTALS_SQL, [JSON.stringify(accounts)]);
     await failpoint('ledger.batch');
-    const created = await tx.query<BatchRow>(CREATE_BATCH_SQL, [JSON.stringify(requests)]);
-    const inserted = matchRows(batch, created.rows, 'inserted');
-    const missing = requests
-      .filter((_, i) => !inserted[i])
-      .map(({ ord, owner_id, id }) => ({ ord, owner_id, id }));
-    // Ids taken before or during this statement: read in a new statement, which sees them.
-    const found = missing.length
-      ? (await tx.query<BatchRow>(READ_BATCH_SQL, [JSON.stringify(missing)])).rows
-      : [];
-    const existing = matchRows(batch, found, 'read');
-    existing.forEach((row, i) => {
-      if (row && inserted[i]) throw batchAnswer(`read back request ${i + 1}, which it had inserted`);
-    });
-    return { inserted, existing };
+  }
+  const created = await db.query<BatchRow>(CREATE_BATCH_SQL, [JSON.stringify(requests)]);
+  const inserted = matchRows(batch, created.rows, 'inserted');
+  const missing = requests
+    .filter((_, i) => !inserted[i])
+    .map(({ ord, owner_id, id }) => ({ ord, owner_id, id }));
+  // Ids taken before or during this statement: read in a new statement, which sees them.
+  const found = missing.length
+    ? (await db.query<BatchRow>(READ_BATCH_SQL, [JSON.stringify(missing)])).rows
+    : [];
+  const existing = matchRows(batch, found, 'read');
+  existing.forEach((row, i) => {
+    if (row && inserted[i]) throw batchAnswer(`read back request ${i + 1}, which it had inserted`);
   });
+  return { inserted, existing };
 }
 
 function matchRows(

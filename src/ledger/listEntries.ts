@@ -187,7 +187,11 @@ async function decodeCursor(db: Queryable, ownerId: string, cursor: string): Pro
     if (!Array.isArray(value) || value.length !== 4) throw badCursor();
     const [asOf, recordedAt, transferId, side] = value as unknown[];
     checkInstants(asOf, recordedAt);
-    if (typeof transferId !== 'string' || !TRANSFER_ID_PATTERN.test(transferId) || (side !== 'debit' && side !== 'credit'))
+    if (
+      typeof transferId !== 'string' ||
+      !TRANSFER_ID_PATTERN.test(transferId) ||
+      (side !== 'debit' && side !== 'credit')
+    )
       throw badCursor();
     return { asOf: asOf as string, recordedAt: recordedAt as string, transferId, side };
   }

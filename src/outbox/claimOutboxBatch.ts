@@ -32,7 +32,7 @@ FOR UPDATE OF d SKIP LOCKED`;
 const RUNS_SQL = `
 SELECT d.event_id AS id, d.seq::text AS seq, d.subject, d.attempts, d.next_attempt_at <= now() AS due, o.type,
        o.event::text AS json
-FROM onejob.outbox_deliveries d JOIN onejob.outbox o ON o.id = d.event_id
+FROM onejob.outbox_deliveries d JOIN onejob.outbox o ON o.id = d.event_id AND o.owner_id = d.owner_id
 WHERE d.publisher = $1 AND d.subject = ANY($2::text[]) AND d.state = 'pending'
 ORDER BY d.seq
 LIMIT $3

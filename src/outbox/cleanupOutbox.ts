@@ -5,14 +5,14 @@ import type { Queryable } from '../db/createPool.js';
 // so cleanup cannot lose an event. Deliveries go with their event (ON DELETE CASCADE).
 const CLEANUP_SQL = `
 WITH doomed AS (
-  SELECT o.id FROM onejob.outbox o
+  SELECT o.id, o.owner_id FROM onejob.outbox o
   WHERE o.created_at < now() - make_interval(secs => $1::float8 * 3600)
-    AND NOT EXISTS (SELECT 1 FROM onejob.outbox_deliveries d WHERE d.event_id = o.id AND d.state <> 'published')
+    AND NOT EXISTS (SELECT 1 FROM onejob.outbox_deliveries d WHERE d.event_id = o.id AND d.owner_id = o.owner_id AND d.state <> 'published')
   ORDER BY o.created_at
   LIMIT $2
   FOR UPDATE OF o SKIP LOCKED
 )
-DELETE FROM onejob.outbox o USING doomed WHERE o.id = doomed.id`;
+DELETE FROM onejob.outbox o USING doomed WHERE o.id = doomed.id AND o.owner_id = doomed.owner_id`;
 
 /**
  * Deletes published events older than `retentionHours`, in batches. Returns how many went.

@@ -43,7 +43,7 @@ interface DeadRow {
 const LIST_SQL = `
 SELECT d.event_id, d.publisher, o.type, d.subject, d.attempts, d.last_error, d.replays, d.created_at, d.dead_at,
        (extract(epoch FROM d.dead_at) * 1000000)::bigint::text AS dead_us, o.event
-FROM onejob.outbox_deliveries d JOIN onejob.outbox o ON o.id = d.event_id
+FROM onejob.outbox_deliveries d JOIN onejob.outbox o ON o.id = d.event_id AND o.owner_id = d.owner_id
 WHERE d.state = 'dead'
   AND ($1::text IS NULL OR d.publisher = $1)
   AND ($2::bigint IS NULL OR (d.dead_at, d.event_id, d.publisher) < (to_timestamp($2::bigint / 1000000.0), $3::uuid, $4::text))

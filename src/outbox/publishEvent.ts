@@ -10,8 +10,14 @@ export interface PublishEventInput {
   /** What the event is about (for example an order id); events of one subject are published in order. */
   subject: string;
   data?: Record<string, unknown>;
-  /** Your own id (a UUID) to make the write idempotent; a new UUIDv7 otherwise. */
+  /** Your own id (a UUID) to make the write idempotent (per owner); a new UUIDv7 otherwise. */
   id?: string;
+  /**
+   * The tenant the event belongs to, stored with it; on distributed PostgreSQL it decides
+   * the shard, so give the owner of the data the event is about. Default `''`,
+   * which no HTTP caller can be: events without an owner all share one shard.
+   */
+  ownerId?: string;
   source?: string;
   time?: Date;
   /** W3C traceparent of the work that caused the event. */
@@ -25,12 +31,15 @@ export interface PublishEventResult {
   inserted: boolean;
 }
 
+/** The owner of an event published without one. */
+export const NO_OWNER = '';
+
 const INSERT_SQL = `
-INSERT INTO onejob.outbox (id, subject, type, event) VALUES ($1, $2, $3, $4::jsonb)
-ON CONFLICT (id) DO NOTHING
+INSERT INTO onejob.outbox (id, owner_id, subject, type, event) VALUES ($1, $2, $3, $4, $5::jsonb)
+ON CONFLICT (id, owner_id) DO NOTHING
 RETURNING id`;
 
-const READ_SQL = `SELECT event FROM onejob.outbox WHERE id = $1`;
+const READ_SQL = `SELECT event FROM onejob.outbox WHERE id = $1 AND owner_id = $2`;
 
 /**
  * Writes your own event into the outbox with your `pg` client: pass the client of your
@@ -50,6 +59,9 @@ export async function publishEvent(db: Queryable, input: PublishEventInput): Pro
     throw new TypeError('publishEvent: subject must be a non-empty string');
   }
   if (input.id !== undefined && !UUID.test(input.id)) throw new TypeError('publishEvent: id must be a UUID');
+  if (input.ownerId !== undefined && typeof input.ownerId !== 'string')
+    throw new TypeError('publishEvent: ownerId must be a string');
+  const ownerId = input.ownerId ?? NO_OWNER;
   const id = input.id ?? uuidv7();
   const event: CloudEvent = {
     specversion: '1.0',
@@ -62,8 +74,8 @@ export async function publishEvent(db: Queryable, input: PublishEventInput): Pro
     data: input.data ?? {},
   };
   if (input.traceparent) event.traceparent = input.traceparent;
-  const { rowCount } = await db.query(INSERT_SQL, [id, input.subject, input.type, event]);
+  const { rowCount } = await db.query(INSERT_SQL, [id, ownerId, input.subject, input.type, event]);
   if (rowCount) return { event, inserted: true };
-  const { rows } = await db.query<{ event: CloudEvent }>(READ_SQL, [id]);
+  const { rows } = await db.query<{ event: CloudEvent }>(READ_SQL, [id, ownerId]);
   return { event: rows[0]?.event ?? event, inserted: false };
 }

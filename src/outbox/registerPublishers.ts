@@ -20,10 +20,11 @@ RETURNING name`;
 // that is everything written before the first relay started; on a running system it is
 // the current backlog. History already published elsewhere is not replayed to it.
 const BACKFILL_SQL = `
-INSERT INTO onejob.outbox_deliveries (event_id, publisher, seq, subject, created_at)
-SELECT o.id, p.name, o.seq, o.subject, o.created_at
+INSERT INTO onejob.outbox_deliveries (event_id, owner_id, publisher, seq, subject, created_at)
+SELECT o.id, o.owner_id, p.name, o.seq, o.subject, o.created_at
 FROM onejob.outbox o CROSS JOIN unnest($1::text[]) AS p(name)
-WHERE NOT EXISTS (SELECT 1 FROM onejob.outbox_deliveries d WHERE d.event_id = o.id AND d.state = 'published')
+WHERE NOT EXISTS (SELECT 1 FROM onejob.outbox_deliveries d
+                  WHERE d.event_id = o.id AND d.owner_id = o.owner_id AND d.state = 'published')
 ON CONFLICT DO NOTHING`;
 
 /**

@@ -64,7 +64,8 @@ describe('a forced timeout', () => {
     // The database refuses it too, whatever the code path: a second live exclusive attempt is a unique violation.
     await expect(
       t.onejob.pool.query(
-        `INSERT INTO onejob.attempts (id, job_id, n, provider, exclusive, state, job_version) VALUES (gen_random_uuid(), $1, 2, 'pay', true, 'starting', 1)`,
+        `INSERT INTO onejob.attempts (id, job_id, owner_id, n, provider, exclusive, state, job_version)
+         SELECT gen_random_uuid(), id, owner_id, 2, 'pay', true, 'starting', 1 FROM onejob.jobs WHERE id = $1`,
         [job.id],
       ),
     ).rejects.toMatchObject({ code: '23505', constraint: 'attempts_one_live_exclusive' });

@@ -3,7 +3,7 @@
 // Citus refuses a distributed table whose primary key, unique constraint or unique index
 // lacks the distribution column, a foreign key between distributed tables that does not
 // join on it, and a foreign key from a reference table to a distributed one.
-// docs/scaling.md explains each entry of the lists below and what remains.
+// No key blocks distribution; docs/scaling.md says what remains beyond the keys.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
@@ -12,29 +12,6 @@ const DISTRIBUTION_COLUMN = 'owner_id';
 
 /** Tables without an owner: small, global, written rarely; each would be a Citus reference table. */
 const REFERENCE_TABLES = ['migrations', 'outbox_publishers', 'provider_verifications', 'consumer_inbox'];
-
-/**
- * Tables without an owner that hold per-owner rows (children of a job): they must gain
- * `owner_id` and be distributed beside `jobs`, not replicated. Until then they block distribution.
- */
-const NEED_AN_OWNER = ['attempts', 'job_events', 'outbox', 'outbox_deliveries'];
-
-/**
- * What blocks `create_distributed_table` today, exactly: a fix must remove its line here,
- * and a new key without the owner fails until it is fixed or listed (and explained in
- * docs/scaling.md). This list only shrinks.
- */
-const KNOWN_BLOCKERS = [
-  'attempts has no owner_id but holds per-owner rows',
-  'attempts.attempts_job_id_fkey: foreign key from a table without owner_id to tenant table jobs',
-  'inbox_events.inbox_events_pkey: unique (source, event_id) lacks owner_id',
-  'job_events has no owner_id but holds per-owner rows',
-  'job_tombstones.job_tombstones_job_id_key: unique (job_id) lacks owner_id',
-  'jobs.jobs_pkey: unique (id) lacks owner_id',
-  'jobs_archive.jobs_archive_pkey: unique (job_id) lacks owner_id',
-  'outbox has no owner_id but holds per-owner rows',
-  'outbox_deliveries has no owner_id but holds per-owner rows',
-];
 
 let db: TestDatabase;
 let client: pg.Client;
@@ -109,8 +86,6 @@ async function blockers(): Promise<string[]> {
   const all = await tables();
   const tenant = new Set(all.filter((t) => t.tenant).map((t) => t.table));
   const found: string[] = [];
-  for (const t of all)
-    if (NEED_AN_OWNER.includes(t.table)) found.push(`${t.table} has no owner_id but holds per-owner rows`);
   for (const u of await uniqueIndexes()) {
     // An expression index has a null column name: it cannot name the distribution column.
     if (tenant.has(u.table) && !u.columns.includes(DISTRIBUTION_COLUMN))
@@ -136,13 +111,13 @@ async function blockers(): Promise<string[]> {
 }
 
 describe('the schema, read for Citus distribution by owner_id', () => {
-  it('names every table without an owner: a reference table, or one that still needs owner_id', async () => {
+  it('every table without an owner is a named reference table', async () => {
     const ownerless = (await tables()).filter((t) => !t.tenant).map((t) => t.table);
-    expect(ownerless.sort()).toEqual([...REFERENCE_TABLES, ...NEED_AN_OWNER].sort());
+    expect(ownerless.sort()).toEqual([...REFERENCE_TABLES].sort());
   });
 
-  it('no key or foreign key blocks distribution beyond the documented list', async () => {
-    expect(await blockers()).toEqual([...KNOWN_BLOCKERS].sort());
+  it('no key or foreign key blocks distribution by owner_id', async () => {
+    expect(await blockers()).toEqual([]);
   });
 
   it('the key that carries one job per intent already includes owner_id', async () => {

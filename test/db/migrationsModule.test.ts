@@ -22,6 +22,7 @@ const RELEASED: Record<string, string> = {
   '0009_ledger_safety': '1b379836d2eac6523b70b396193a37b75d82e40bef12191998303a34dfb53c2d',
   '0010_ledger_totals_per_statement': '81fd16008d5414a40633b85d85b7794e06b546ce8872eba045b23bc1678a66b5',
   '0011_indexes_for_kept_plans': 'f5fec2b009f66d7a416fbaefbf988b5363e87e367acb43fe4ba41ffb47097444',
+  '0012_owner_in_every_key': 'c0dbb937ea887349d5cf9ebd9ad8fcedeafba79cebf7d4dbae92904e0f8a3e82',
 };
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

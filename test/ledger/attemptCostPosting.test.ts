@@ -17,8 +17,8 @@ async function finishedAttempt(
   cost: number | null,
 ) {
   await t.onejob.pool.query(
-    `INSERT INTO onejob.attempts (id, job_id, n, provider, exclusive, state, job_version, finished_at, cost_micros)
-     VALUES (gen_random_uuid(), $1, $2, $3, false, $4, 1, now(), $5)`,
+    `INSERT INTO onejob.attempts (id, job_id, owner_id, n, provider, exclusive, state, job_version, finished_at, cost_micros)
+     SELECT gen_random_uuid(), id, owner_id, $2, $3, false, $4, 1, now(), $5 FROM onejob.jobs WHERE id = $1`,
     [jobId, n, provider, state, cost],
   );
 }
@@ -52,8 +52,8 @@ describe('attempt costs reach the ledger', () => {
       await postJob(t, 'still-running', { operation: 'summarize', input: { text: 'x' } })
     ).json()) as { id: string };
     await t.onejob.pool.query(
-      `INSERT INTO onejob.attempts (id, job_id, n, provider, exclusive, state, job_version, cost_micros)
-       VALUES (gen_random_uuid(), $1, 1, 'sim-a', false, 'running', 1, 500)`,
+      `INSERT INTO onejob.attempts (id, job_id, owner_id, n, provider, exclusive, state, job_version, cost_micros)
+       SELECT gen_random_uuid(), id, owner_id, 1, 'sim-a', false, 'running', 1, 500 FROM onejob.jobs WHERE id = $1`,
       [job.id],
     );
     expect(await postPendingAttemptCosts(t.onejob.pool, t.onejob.config)).toBe(0);

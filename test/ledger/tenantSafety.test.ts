@@ -31,8 +31,9 @@ async function problem(res: Response) {
 
 async function finishedAttempt(jobId: string, provider: string, cost: number, finishedAt: string) {
   const { rows } = await t.onejob.pool.query<{ id: string }>(
-    `INSERT INTO onejob.attempts (id, job_id, n, provider, exclusive, state, job_version, finished_at, cost_micros)
-     VALUES (gen_random_uuid(), $1, 1, $2, false, 'succeeded', 1, $3, $4) RETURNING id`,
+    `INSERT INTO onejob.attempts (id, job_id, owner_id, n, provider, exclusive, state, job_version, finished_at, cost_micros)
+     SELECT gen_random_uuid(), id, owner_id, 1, $2, false, 'succeeded', 1, $3, $4 FROM onejob.jobs WHERE id = $1
+     RETURNING id`,
     [jobId, provider, finishedAt, cost],
   );
   return rows[0]!.id;

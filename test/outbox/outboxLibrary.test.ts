@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupOutbox } from '../../src/outbox/cleanupOutbox.js';
 import { consumeOnce } from '../../src/outbox/consumeOnce.js';
-import { publishEvent } from '../../src/outbox/publishEvent.js';
+import { NO_OWNER, publishEvent } from '../../src/outbox/publishEvent.js';
 import { registerPublishers } from '../../src/outbox/registerPublishers.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
@@ -37,6 +37,40 @@ describe('outbox library functions', () => {
     expect(second).toEqual({ inserted: false, event: first.event });
     const { rowCount } = await pool.query('SELECT 1 FROM onejob.outbox WHERE id = $1', [id]);
     expect(rowCount).toBe(1);
+  });
+
+  it("an event carries its owner to every publisher's delivery; without one it belongs to the owner ''", async () => {
+    await registerPublishers(pool, [{ name: 'owners-log', kind: 'log' }]);
+    const owned = await publishEvent(pool, { type: 'shop.order.paid', subject: 'order-10', ownerId: 'acme' });
+    const plain = await publishEvent(pool, { type: 'shop.order.paid', subject: 'order-11' });
+    const owners = async (id: string) =>
+      (
+        await pool.query<{ owner_id: string; delivery_owner: string }>(
+          `SELECT o.owner_id, d.owner_id AS delivery_owner FROM onejob.outbox o
+           JOIN onejob.outbox_deliveries d ON d.event_id = o.id WHERE o.id = $1 AND d.publisher = 'owners-log'`,
+          [id],
+        )
+      ).rows;
+    expect(await owners(owned.event.id)).toEqual([{ owner_id: 'acme', delivery_owner: 'acme' }]);
+    expect(await owners(plain.event.id)).toEqual([{ owner_id: NO_OWNER, delivery_owner: NO_OWNER }]);
+    expect(NO_OWNER).toBe('');
+  });
+
+  it('an event id is idempotent per owner: the same id under another owner is another event', async () => {
+    const id = '0190a5c4-0000-7000-8000-000000000002';
+    const a = await publishEvent(pool, { id, ownerId: 'a', type: 'shop.order.paid', subject: 'order-12' });
+    const again = await publishEvent(pool, {
+      id,
+      ownerId: 'a',
+      type: 'shop.order.paid',
+      subject: 'order-12',
+    });
+    const b = await publishEvent(pool, { id, ownerId: 'b', type: 'shop.order.paid', subject: 'order-12' });
+    expect([a.inserted, again.inserted, b.inserted]).toEqual([true, false, true]);
+    const { rows } = await pool.query('SELECT owner_id FROM onejob.outbox WHERE id = $1 ORDER BY owner_id', [
+      id,
+    ]);
+    expect(rows).toEqual([{ owner_id: 'a' }, { owner_id: 'b' }]);
   });
 
   it('consumeOnce refuses to run outside a transaction, where the inbox row would commit without the effect', async () => {

@@ -1,0 +1,69 @@
+import { v7 as uuidv7 } from 'uuid';
+import { OnejobError } from '../errors/OnejobError.js';
+import { cloudEvent } from '../events/cloudEvent.js';
+import type { OperationRegistry } from '../operations/operationRegistry.js';
+import { fingerprint } from './fingerprint.js';
+
+/** A job to create: the owner, the idempotency key of the intent, the operation and its input. */
+export interface CreateJobRequest {
+  ownerId: string;
+  idempotencyKey: string;
+  operation: string;
+  input: Record<string, unknown>;
+  traceparent?: string | null;
+}
+
+/** Throws the problem a request deserves before anything is written. */
+export function checkCreateRequest(operations: OperationRegistry, req: CreateJobRequest): void {
+  const operation = operations.get(req.operation);
+  if (!operation) {
+    throw new OnejobError('operation_unknown', `Operation "${req.operation}" is not configured.`, {
+      operations: operations.names(),
+    });
+  }
+  const problems = operation.checkInput(req.input);
+  if (problems.length > 0) {
+    throw new OnejobError('input_invalid', problems.map((p) => `${p.path} ${p.message}`).join('; '), {
+      errors: problems,
+    });
+  }
+}
+
+/** A validated request with everything its INSERT needs, computed once, before any batching. */
+export interface PreparedCreate {
+  req: CreateJobRequest;
+  print: string;
+  id: string;
+  eventId: string;
+  data: Record<string, unknown>;
+  event: Record<string, unknown>;
+}
+
+/** Validates `req` (throwing its 422) and computes its fingerprint, ids and created event. */
+export function prepareCreate(operations: OperationRegistry, req: CreateJobRequest): PreparedCreate {
+  checkCreateRequest(operations, req);
+  return prepareChecked(req);
+}
+
+/** `prepareCreate` for a request `checkCreateRequest` has already passed. */
+export function prepareChecked(req: CreateJobRequest): PreparedCreate {
+  const print = fingerprint(req);
+  const id = uuidv7();
+  const eventId = uuidv7();
+  const data = {
+    jobId: id,
+    operation: req.operation,
+    idempotencyKey: req.idempotencyKey,
+    state: 'queued',
+    version: 1,
+  };
+  const event = cloudEvent({
+    id: eventId,
+    type: 'onejob.job.created',
+    subject: id,
+    data,
+    time: new Date(),
+    traceparent: req.traceparent,
+  }) as unknown as Record<string, unknown>;
+  return { req, print, id, eventId, data, event };
+}
