@@ -5,54 +5,98 @@ import { DatabaseOutage } from '../db/databaseOutage.js';
 import type { Operation } from '../operations/operationRegistry.js';
 import { providerRotation } from './chooseProvider.js';
 import { type ClaimedAttempt, claimQueuedJobs, claimUnownedAttempt } from './claimJobs.js';
-import { runAttempt } from './runAttempt.js';
-import { track, type WorkerState } from './workerState.js';
+import type { AttemptRunner } from './runAttempt.js';
+import type { WorkerContext } from './workerContext.js';
 
 /** How long the worker's claims reuse the failover gate's answer for an operation. */
 const ROTATION_CACHE_MS = 1_000;
 
-export async function claimLoop(state: WorkerState): Promise<void> {
-  const { pool, operations, metrics } = state.deps;
-  const { concurrency, leaseMs, pollMs } = state.settings;
-  const rotation = rotationCache(state);
+/** The claim loop of a worker: `done` settles once it stopped claiming after `stop()`. */
+export interface ClaimLoop {
+  readonly done: Promise<void>;
+  /** Look for work now: an attempt was started through the API, or a job was queued. */
+  wake(): void;
+  /** No new claims; the current pause ends at once. */
+  stop(): void;
+}
+
+/** What the claim loop keeps to itself. */
+interface LoopState {
+  /** Attempts claimed and not yet finished. */
+  busy: number;
+  /** Ends the current pause. */
+  wakeUp: (() => void) | undefined;
+  /** Set by wake(): an attempt was started through the API, look for unowned attempts. */
+  woken: boolean;
+}
+
+export function startClaimLoop(ctx: WorkerContext, runner: AttemptRunner): ClaimLoop {
+  const loop: LoopState = { busy: 0, wakeUp: undefined, woken: true };
+  const launch = (claimed: ClaimedAttempt) =>
+    ctx.tasks.track(
+      runner.run(claimed).finally(() => {
+        loop.busy -= 1;
+        loop.wakeUp?.();
+      }),
+    );
+  return {
+    done: claimLoop(ctx, loop, launch),
+    wake() {
+      loop.woken = true;
+      loop.wakeUp?.();
+    },
+    stop() {
+      loop.wakeUp?.();
+    },
+  };
+}
+
+async function claimLoop(
+  ctx: WorkerContext,
+  loop: LoopState,
+  launch: (claimed: ClaimedAttempt) => void,
+): Promise<void> {
+  const { pool, operations, metrics } = ctx.deps;
+  const { concurrency, leaseMs, pollMs } = ctx.settings;
+  const rotation = rotationCache(ctx);
   let unownedCheckedAt = 0;
   // During a failover every claim fails: the loop waits longer and logs the outage once.
-  const outage = new DatabaseOutage(state.log, 'claiming');
-  while (state.running) {
+  const outage = new DatabaseOutage(ctx.log, 'claiming');
+  while (ctx.running()) {
     let wait = pollMs;
     try {
-      while (state.running && state.busy < concurrency) {
+      while (ctx.running() && loop.busy < concurrency) {
         // Attempts started through the API: when wake() says one was started here, and at
         // least once per poll interval for those started by other processes.
-        if (state.woken || Date.now() - unownedCheckedAt >= pollMs) {
-          state.woken = false;
+        if (loop.woken || Date.now() - unownedCheckedAt >= pollMs) {
+          loop.woken = false;
           unownedCheckedAt = Date.now();
-          while (state.running && state.busy < concurrency) {
+          while (ctx.running() && loop.busy < concurrency) {
             const unowned = await claimUnownedAttempt(pool, {
-              id: state.id,
+              id: ctx.id,
               leaseMs,
               operations: operations.names(),
             });
             if (!unowned) break;
             metrics.claimLatency.observe(unowned.waitedSeconds);
-            state.busy += 1;
-            launch(state, unowned);
+            loop.busy += 1;
+            launch(unowned);
           }
         }
-        const free = concurrency - state.busy;
-        if (!state.running || free <= 0) break;
+        const free = concurrency - loop.busy;
+        if (!ctx.running() || free <= 0) break;
         // Every free slot in one statement: the claim loop's pace no longer bounds intake.
         const batch = await claimQueuedJobs(pool, operations, {
-          id: state.id,
+          id: ctx.id,
           leaseMs,
           limit: free,
           rotation,
         });
         if (batch.length === 0) break;
-        state.busy += batch.length;
+        loop.busy += batch.length;
         for (const claimed of batch) {
           metrics.claimLatency.observe(claimed.waitedSeconds);
-          launch(state, claimed);
+          launch(claimed);
         }
         if (batch.length < free) break;
       }
@@ -60,30 +104,20 @@ export async function claimLoop(state: WorkerState): Promise<void> {
     } catch (error) {
       wait = outage.failed(error, 'claiming failed; retrying after the poll interval', pollMs);
     }
-    if (state.running) await pause(state, wait);
+    if (ctx.running()) await pause(loop, wait);
   }
 }
 
-function launch(state: WorkerState, claimed: ClaimedAttempt): void {
-  track(
-    state,
-    runAttempt(state, claimed).finally(() => {
-      state.busy -= 1;
-      state.wakeUp?.();
-    }),
-  );
-}
-
-/** Sleeps `ms`, or until `state.wakeUp()` is called. */
-function pause(state: WorkerState, ms: number): Promise<void> {
+/** Sleeps `ms`, or until `loop.wakeUp()` is called. */
+function pause(loop: LoopState, ms: number): Promise<void> {
   return new Promise<void>((resolve) => {
     const timer = setTimeout(done, ms);
     function done() {
       clearTimeout(timer);
-      state.wakeUp = undefined;
+      loop.wakeUp = undefined;
       resolve();
     }
-    state.wakeUp = done;
+    loop.wakeUp = done;
   });
 }
 
@@ -92,13 +126,13 @@ function pause(state: WorkerState, ms: number): Promise<void> {
  * answer is reused for a second (a backup verified or refused just now is seen by this
  * worker's claims at most a second later; the API's fallback button asks anew).
  */
-function rotationCache(state: WorkerState): (operation: Operation) => Promise<string[]> {
+function rotationCache(ctx: WorkerContext): (operation: Operation) => Promise<string[]> {
   const rotations = new Map<string, { at: number; providers: Promise<string[]> }>();
   return (operation) => {
     if (operation.providers.length < 2) return Promise.resolve([...operation.providers]);
     const cached = rotations.get(operation.name);
     if (cached && Date.now() - cached.at < ROTATION_CACHE_MS) return cached.providers;
-    const providers = providerRotation(state.deps, operation);
+    const providers = providerRotation(ctx.deps, operation);
     rotations.set(operation.name, { at: Date.now(), providers });
     providers.catch(() => rotations.delete(operation.name));
     return providers;

@@ -25,74 +25,104 @@ import { failAttempt } from './failAttempt.js';
 import { markRunning, releaseLease } from './leases.js';
 import { markUnknown } from './markUnknown.js';
 import { startAttempt } from './startAttempt.js';
-import { settled, track, type WorkerState } from './workerState.js';
+import { type CompletionBatcher, createCompletionBatcher } from './completionBatcher.js';
+import { settled, type WorkerContext } from './workerContext.js';
+
+/** The attempt runner: runs each attempt it is given, and its hedges, to a settlement. */
+export interface AttemptRunner {
+  run(claimed: ClaimedAttempt): Promise<void>;
+}
+
+/** What the runner keeps to itself; leases and open calls it shares through `ctx.held`. */
+interface Runner {
+  readonly ctx: WorkerContext;
+  /** Results of this worker's attempts, committed in batches: the success path. */
+  readonly completions: CompletionBatcher;
+  /** Job of each open call, so a winner can abort its siblings (hedges of a pure operation). */
+  readonly callJobs: Map<string, string>;
+  /** Calls aborted because a sibling won: their ending is a lost race, not a failure. */
+  readonly outraced: Set<string>;
+}
+
+export function createAttemptRunner(ctx: WorkerContext): AttemptRunner {
+  const r: Runner = {
+    ctx,
+    completions: createCompletionBatcher(ctx.deps.pool, {
+      onBatchFailed: (error, size) =>
+        ctx.log.debug({ err: error, size }, 'batched completion failed; completing one by one'),
+    }),
+    callJobs: new Map(),
+    outraced: new Set(),
+  };
+  return { run: (claimed) => runAttempt(r, claimed) };
+}
 
 /**
  * Runs one claimed attempt. An attempt claimed from the queue is already running (the
  * claim committed that); one still starting (hedges, attempts started through the API)
  * is moved to running here, committed before its call.
  */
-export async function runAttempt(state: WorkerState, claimed: ClaimedAttempt): Promise<void> {
+async function runAttempt(r: Runner, claimed: ClaimedAttempt): Promise<void> {
   const { attempt: claimedAttempt, job } = claimed;
-  state.held.add(claimedAttempt.id);
+  r.ctx.held.hold(claimedAttempt.id);
   const span = startAttemptSpan(job.traceparent, claimedAttempt);
   try {
     await failpoint('worker.after_claim');
-    const operation = state.deps.operations.get(job.operation);
-    const provider = state.deps.providers.get(claimedAttempt.provider);
+    const operation = r.ctx.deps.operations.get(job.operation);
+    const provider = r.ctx.deps.providers.get(claimedAttempt.provider);
     if (!operation || !provider) {
       const message = !operation
         ? `operation ${job.operation} is not configured`
         : `provider ${claimedAttempt.provider} is not available`;
       // Not called, by this process, whatever its state says.
-      settled(state, await failEarly(state, claimedAttempt, 'provider_unavailable', message));
+      settled(r.ctx, await failEarly(r, claimedAttempt, 'provider_unavailable', message));
       return;
     }
     const attempt =
       claimedAttempt.state === 'running'
         ? claimedAttempt
         : await markRunning(
-            state.deps.pool,
+            r.ctx.deps.pool,
             claimedAttempt.id,
-            state.id,
+            r.ctx.id,
             operation.attemptTimeoutMs,
-            state.settings.leaseMs,
+            r.ctx.settings.leaseMs,
           );
     if (!attempt) {
       // Abandoned, cancelled or won by a sibling before the call: it provably never left.
       const message = 'the job changed before this attempt called its provider';
-      settled(state, await failEarly(state, { ...claimedAttempt, state: 'starting' }, 'not_called', message));
+      settled(r.ctx, await failEarly(r, { ...claimedAttempt, state: 'starting' }, 'not_called', message));
       return;
     }
-    const { outcome, timedOut } = await call(state, attempt, operation, job, span);
+    const { outcome, timedOut } = await call(r, attempt, operation, job, span);
     await failpoint('worker.after_provider_response');
     if (timedOut)
-      await timedOut.catch((error) => state.log.error({ err: error }, 'marking a timeout failed'));
-    const effects = await settleOutcome(state, attempt, operation, outcome, timedOut !== undefined, job);
-    if (effects) settled(state, effects);
+      await timedOut.catch((error) => r.ctx.log.error({ err: error }, 'marking a timeout failed'));
+    const effects = await settleOutcome(r, attempt, operation, outcome, timedOut !== undefined, job);
+    if (effects) settled(r.ctx, effects);
     recordAttemptOutcome(
       span,
       outcome,
       timedOut && !effects ? { jobId: job.id, outcome: 'unknown' } : effects,
     );
     const won = outcome.kind === 'success' && effects?.outcome === 'succeeded';
-    if (won && operation.effect === 'pure' && operation.abortLosers) abortSiblings(state, attempt);
-    if (!effects) await releaseLease(state.deps.pool, attempt.id, state.id);
+    if (won && operation.effect === 'pure' && operation.abortLosers) abortSiblings(r, attempt);
+    if (!effects) await releaseLease(r.ctx.deps.pool, attempt.id, r.ctx.id);
   } finally {
     span.end();
-    state.held.delete(claimedAttempt.id);
+    r.ctx.held.release(claimedAttempt.id);
   }
 }
 
 async function failEarly(
-  state: WorkerState,
+  r: Runner,
   attempt: AttemptRow,
   code: string,
   message: string,
 ): Promise<AfterCommit> {
   const failed = await failAttempt(
-    state.deps.pool,
-    state.deps.operations,
+    r.ctx.deps.pool,
+    r.ctx.deps.operations,
     attempt.id,
     { error: { code, message } },
     { from: [attempt.state === 'running' ? 'running' : 'starting'] },
@@ -105,29 +135,29 @@ async function failEarly(
 
 /** The provider call, with its deadline (unknown outcome), grace period and hedge timer. */
 async function call(
-  state: WorkerState,
+  r: Runner,
   attempt: AttemptRow,
   operation: Operation,
   job: ClaimedAttempt['job'],
   span: TraceSpan,
 ): Promise<{ outcome: ProviderOutcome; timedOut: Promise<void> | undefined }> {
-  const { pool, operations } = state.deps;
-  const provider = state.deps.providers.get(attempt.provider)!;
+  const { pool, operations } = r.ctx.deps;
+  const provider = r.ctx.deps.providers.get(attempt.provider)!;
   const controller = new AbortController();
-  state.calls.set(attempt.id, controller);
-  state.callJobs.set(attempt.id, attempt.job_id);
+  r.ctx.held.openCall(attempt.id, controller);
+  r.callJobs.set(attempt.id, attempt.job_id);
   let timedOut: Promise<void> | undefined;
   const deadline = setTimeout(() => {
     timedOut = markUnknown(pool, operations, attempt.id, {
       code: 'timeout',
       message: `no answer within attemptTimeoutMs (${operation.attemptTimeoutMs} ms)`,
-    }).then((r) =>
-      settled(state, {
-        ...afterUnknown(attempt.job_id, r),
+    }).then((marked) =>
+      settled(r.ctx, {
+        ...afterUnknown(attempt.job_id, marked),
         log: {
           level: 'warn',
           message: 'attempt timed out: outcome unknown',
-          fields: { n: attempt.n, job: r.marked ? r.job : undefined },
+          fields: { n: attempt.n, job: marked.marked ? marked.job : undefined },
         },
       }),
     );
@@ -138,14 +168,13 @@ async function call(
   // After the deadline the call stays open for the grace period: a late answer still counts.
   const hardStop = setTimeout(
     () => controller.abort(new Error('grace period over')),
-    operation.attemptTimeoutMs + state.settings.graceMs,
+    operation.attemptTimeoutMs + r.ctx.settings.graceMs,
   );
   const hedgeTimer =
     operation.effect === 'pure' && operation.hedgeAfterMs !== undefined && attempt.origin !== 'hedge'
-      ? setTimeout(() => track(state, hedge(state, attempt, operation, job)), operation.hedgeAfterMs)
+      ? setTimeout(() => r.ctx.tasks.track(hedge(r, attempt, operation, job)), operation.hedgeAfterMs)
       : undefined;
-  const onText =
-    operation.kind === COMPAT_KIND ? streamClaim(state, attempt, controller, hedgeTimer) : undefined;
+  const onText = operation.kind === COMPAT_KIND ? streamClaim(r, attempt, controller, hedgeTimer) : undefined;
   let outcome: ProviderOutcome;
   const client = startProviderSpan(span, provider, attempt);
   try {
@@ -167,8 +196,8 @@ async function call(
     clearTimeout(deadline);
     clearTimeout(hardStop);
     clearTimeout(hedgeTimer);
-    state.calls.delete(attempt.id);
-    state.callJobs.delete(attempt.id);
+    r.ctx.held.closeCall(attempt.id);
+    r.callJobs.delete(attempt.id);
     if (onText) liveStreams.close(attempt.job_id, attempt.id);
   }
   endProviderSpan(client, outcome);
@@ -181,16 +210,16 @@ async function call(
  * the attempt's lease is then released for reconciliation.
  */
 async function settleOutcome(
-  state: WorkerState,
+  r: Runner,
   attempt: AttemptRow,
   operation: Operation,
   outcome: ProviderOutcome,
   timedOut: boolean,
   job: ClaimedAttempt['job'],
 ): Promise<AfterCommit | undefined> {
-  const { pool, operations } = state.deps;
+  const { pool, operations } = r.ctx.deps;
   const tag = { attemptId: attempt.id, n: attempt.n, provider: attempt.provider };
-  if (state.outraced.delete(attempt.id) && outcome.kind !== 'success') {
+  if (r.outraced.delete(attempt.id) && outcome.kind !== 'success') {
     // Aborted because a sibling already won: offer an empty result, which the
     // compare-and-swap refuses (the job has its winner), so the attempt is recorded as
     // lost_race with what it cost until the abort.
@@ -206,7 +235,7 @@ async function settleOutcome(
     };
   }
   if (outcome.kind === 'success') {
-    const done = await state.completions.offer({ attempt, traceparent: job.traceparent, ...outcome });
+    const done = await r.completions.offer({ attempt, traceparent: job.traceparent, ...outcome });
     const message = done.kind === 'won' ? 'attempt won' : `attempt result discarded (${done.kind})`;
     return {
       ...afterCompletion(attempt.job_id, done),
@@ -216,7 +245,7 @@ async function settleOutcome(
   // For a pure operation an ambiguous answer is as good as a failure: retrying has no side effect.
   if (outcome.kind === 'failure' || operation.effect === 'pure') {
     // A pure job may fail over from a provider that failed it for good: settleJob needs the rotation.
-    const rotation = operation.effect === 'pure' ? await providerRotation(state.deps, operation) : undefined;
+    const rotation = operation.effect === 'pure' ? await providerRotation(r.ctx.deps, operation) : undefined;
     const failed = await failAttempt(pool, operations, attempt.id, outcome, {
       from: ['running', 'unknown'],
       ...(rotation ? { rotation } : {}),
@@ -232,7 +261,7 @@ async function settleOutcome(
     usage: outcome.usage,
     costMicros: outcome.costMicros,
   });
-  await releaseLease(pool, attempt.id, state.id);
+  await releaseLease(pool, attempt.id, r.ctx.id);
   const fields = { ...tag, error: outcome.error };
   return {
     ...afterUnknown(attempt.job_id, marked),
@@ -247,7 +276,7 @@ async function settleOutcome(
  * compare-and-swap). An attempt that cannot claim is outraced and aborted.
  */
 function streamClaim(
-  state: WorkerState,
+  r: Runner,
   attempt: AttemptRow,
   controller: AbortController,
   hedgeTimer: NodeJS.Timeout | undefined,
@@ -255,14 +284,14 @@ function streamClaim(
   let claimed = false;
   return async (delta) => {
     if (!claimed) {
-      if (!(await claimStream(state.deps.pool, attempt.id))) {
-        state.outraced.add(attempt.id);
+      if (!(await claimStream(r.ctx.deps.pool, attempt.id))) {
+        r.outraced.add(attempt.id);
         controller.abort(new Error('a sibling attempt produced the job its text first'));
         return false;
       }
       claimed = true;
       clearTimeout(hedgeTimer);
-      abortSiblings(state, attempt);
+      abortSiblings(r, attempt);
       liveStreams.open(attempt.job_id, attempt.id);
     }
     liveStreams.append(attempt.job_id, attempt.id, delta);
@@ -271,33 +300,33 @@ function streamClaim(
 }
 
 /** Once an attempt has won, the siblings still waiting on a provider only cost money: abort them. */
-function abortSiblings(state: WorkerState, winner: AttemptRow): void {
-  for (const [attemptId, jobId] of state.callJobs) {
+function abortSiblings(r: Runner, winner: AttemptRow): void {
+  for (const [attemptId, jobId] of r.callJobs) {
     if (jobId !== winner.job_id || attemptId === winner.id) continue;
-    state.outraced.add(attemptId);
-    state.calls.get(attemptId)?.abort(new Error(`attempt ${winner.n} of this job won`));
+    r.outraced.add(attemptId);
+    r.ctx.held.call(attemptId)?.abort(new Error(`attempt ${winner.n} of this job won`));
   }
 }
 
 async function hedge(
-  state: WorkerState,
+  r: Runner,
   attempt: AttemptRow,
   operation: Operation,
   job: ClaimedAttempt['job'],
 ): Promise<void> {
-  if (!state.running) return;
-  const next = await hedgeProvider(state.deps, operation, attempt.provider);
+  if (!r.ctx.running()) return;
+  const next = await hedgeProvider(r.ctx.deps, operation, attempt.provider);
   if (!next) return;
   try {
-    const started = await startAttempt(state.deps.pool, state.deps.operations, {
+    const started = await startAttempt(r.ctx.deps.pool, r.ctx.deps.operations, {
       jobId: attempt.job_id,
       origin: 'hedge',
       provider: next,
-      leaseOwner: state.id,
-      leaseMs: state.settings.leaseMs,
+      leaseOwner: r.ctx.id,
+      leaseMs: r.ctx.settings.leaseMs,
     });
-    state.log.info({ jobId: attempt.job_id, n: started.attempt.n, provider: next }, 'hedged attempt started');
-    await runAttempt(state, { attempt: started.attempt, job, waitedSeconds: 0 });
+    r.ctx.log.info({ jobId: attempt.job_id, n: started.attempt.n, provider: next }, 'hedged attempt started');
+    await runAttempt(r, { attempt: started.attempt, job, waitedSeconds: 0 });
   } catch (error) {
     // The job finished, or has no attempts left: nothing to hedge.
     if (!isOnejobError(error)) throw error;

@@ -2,12 +2,14 @@
 // turns deadlines into unknown outcomes, hedges pure operations, sweeps the leases of
 // dead workers and reconciles unknown attempts. Every decision is a database write
 // made by the functions next to this file; the worker only sequences them, in three
-// parts over one explicit state (workerState.ts): the claim loop (claimLoop.ts), the
-// attempt runner (runAttempt.ts) and housekeeping (workerHousekeeping.ts).
+// parts that each keep their own state: the claim loop (claimLoop.ts), the attempt runner
+// (runAttempt.ts) and housekeeping (workerHousekeeping.ts). What they share is read-only
+// or explicit (workerContext.ts): settings, the held leases, the background tasks.
 import type { WorkerDeps } from '../engine/engineDeps.js';
-import { claimLoop } from './claimLoop.js';
+import { startClaimLoop } from './claimLoop.js';
+import { createAttemptRunner } from './runAttempt.js';
+import { createWorkerContext, WORKER_DEFAULTS, type WorkerOptions } from './workerContext.js';
 import { startHousekeeping } from './workerHousekeeping.js';
-import { createWorkerState, WORKER_DEFAULTS, type WorkerOptions } from './workerState.js';
 
 export { WORKER_DEFAULTS, type WorkerOptions };
 
@@ -19,34 +21,28 @@ export interface Worker {
 }
 
 export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Worker {
-  const state = createWorkerState(deps, options);
-  const loop = claimLoop(state);
-  const housekeeping = startHousekeeping(state);
-  const { concurrency, leaseMs, pollMs, graceMs, drainMs } = state.settings;
-  state.log.info({ concurrency, leaseMs, pollMs, graceMs }, 'worker started');
+  let running = true;
+  const ctx = createWorkerContext(deps, options, () => running);
+  const loop = startClaimLoop(ctx, createAttemptRunner(ctx));
+  const housekeeping = startHousekeeping(ctx);
+  const { concurrency, leaseMs, pollMs, graceMs, drainMs } = ctx.settings;
+  ctx.log.info({ concurrency, leaseMs, pollMs, graceMs }, 'worker started');
 
   let stopping: Promise<void> | undefined;
   return {
-    id: state.id,
-    wake: () => {
-      state.woken = true;
-      state.wakeUp?.();
-    },
+    id: ctx.id,
+    wake: () => loop.wake(),
     stop() {
       stopping ??= (async () => {
-        state.running = false;
-        state.wakeUp?.();
-        await loop;
-        const drained = Promise.all([...state.tasks]);
-        const timer = setTimeout(() => {
-          for (const c of state.calls.values()) c.abort(new Error('worker stopping'));
-        }, drainMs);
-        await drained;
+        running = false;
+        loop.stop();
+        await loop.done;
+        const timer = setTimeout(() => ctx.held.abortCalls(new Error('worker stopping')), drainMs);
         // Tasks started while draining (hedges) settle too.
-        while (state.tasks.size > 0) await Promise.all([...state.tasks]);
+        await ctx.tasks.drain();
         clearTimeout(timer);
         await housekeeping.stop();
-        state.log.info('worker stopped');
+        ctx.log.info('worker stopped');
       })();
       return stopping;
     },

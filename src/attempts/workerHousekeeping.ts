@@ -8,7 +8,7 @@ import { failAttempt } from './failAttempt.js';
 import { claimUnknownAttempt, type ExpiredLease, findExpiredLeases, renewLeases } from './leases.js';
 import { markUnknown } from './markUnknown.js';
 import { type ReconcileJob, reconcileAttempt } from './reconcileAttempt.js';
-import { settled, track, type WorkerState } from './workerState.js';
+import { settled, type WorkerContext } from './workerContext.js';
 
 const JOB_SQL = 'SELECT id, operation, input, traceparent FROM onejob.jobs WHERE id = $1';
 export const UNKNOWN_JOBS_SQL = `SELECT count(*)::int AS n FROM onejob.jobs WHERE state = 'unknown'`;
@@ -16,27 +16,37 @@ export const UNKNOWN_JOBS_SQL = `SELECT count(*)::int AS n FROM onejob.jobs WHER
 /** How often the onejob_jobs_unknown gauge is recounted (from the partial index jobs_unknown). */
 const UNKNOWN_GAUGE_MS = 10_000;
 
+/** What housekeeping keeps to itself. */
+interface Housekeeper {
+  readonly ctx: WorkerContext;
+  /** When the unknown-jobs gauge was last recounted. */
+  unknownCountedAt: number;
+}
+
 /** The running housekeeping: `stop` ends its timers and waits for a tick in progress. */
 export interface Housekeeping {
   stop(): Promise<void>;
 }
 
 /** Starts the housekeeping timers. */
-export function startHousekeeping(state: WorkerState): Housekeeping {
-  const { leaseMs } = state.settings;
+export function startHousekeeping(ctx: WorkerContext): Housekeeping {
+  const { leaseMs } = ctx.settings;
+  // Housekeeping (lease renewal above all) goes on until stop(), after the last attempt drained.
+  let on = true;
+  const own: Housekeeper = { ctx, unknownCountedAt: 0 };
   const timers = new Set<NodeJS.Timeout>();
   // Ticks in progress: stopping waits for them, so none queries a pool the caller is about to close.
   const ticking = new Set<Promise<void>>();
-  const outage = new DatabaseOutage(state.log, 'worker housekeeping (lease renewal, expiry, reconciliation)');
-  const every = (ms: number, fn: (state: WorkerState) => Promise<void>) => {
+  const outage = new DatabaseOutage(ctx.log, 'worker housekeeping (lease renewal, expiry, reconciliation)');
+  const every = (ms: number, fn: (h: Housekeeper) => Promise<void>) => {
     const tick = async () => {
       try {
-        await fn(state);
+        await fn(own);
         outage.succeeded();
       } catch (error) {
         outage.failed(error, 'worker housekeeping failed', 0);
       }
-      if (state.housekeeping) schedule();
+      if (on) schedule();
     };
     const schedule = () => {
       const t = setTimeout(() => {
@@ -53,7 +63,7 @@ export function startHousekeeping(state: WorkerState): Housekeeping {
   every(Math.max(20, Math.min(1_000, Math.floor(leaseMs / 2))), maintain);
   return {
     async stop() {
-      state.housekeeping = false;
+      on = false;
       for (const t of timers) clearTimeout(t);
       timers.clear();
       await Promise.all([...ticking]);
@@ -61,30 +71,31 @@ export function startHousekeeping(state: WorkerState): Housekeeping {
   };
 }
 
-async function heartbeat(state: WorkerState): Promise<void> {
-  const ids = [...state.held];
+async function heartbeat({ ctx }: Housekeeper): Promise<void> {
+  const ids = ctx.held.ids();
   if (ids.length === 0) return;
-  const kept = await renewLeases(state.deps.pool, ids, state.id, state.settings.leaseMs);
+  const kept = await renewLeases(ctx.deps.pool, ids, ctx.id, ctx.settings.leaseMs);
   for (const attemptId of ids) {
     if (!kept.has(attemptId))
-      state.log.debug({ attemptId }, 'attempt resolved elsewhere; its late answer will be recorded only');
+      ctx.log.debug({ attemptId }, 'attempt resolved elsewhere; its late answer will be recorded only');
   }
 }
 
-async function maintain(state: WorkerState): Promise<void> {
-  const { pool } = state.deps;
-  for (const expired of await findExpiredLeases(pool)) settled(state, await expireLease(state, expired));
-  for (let i = 0; i < 5 && state.running; i++) {
-    const unknown = await claimUnknownAttempt(pool, state.id, state.settings.leaseMs);
+async function maintain(h: Housekeeper): Promise<void> {
+  const { ctx } = h;
+  const { pool } = ctx.deps;
+  for (const expired of await findExpiredLeases(pool)) settled(ctx, await expireLease(ctx, expired));
+  for (let i = 0; i < 5 && ctx.running(); i++) {
+    const unknown = await claimUnknownAttempt(pool, ctx.id, ctx.settings.leaseMs);
     if (!unknown) break;
     // A late heartbeat can let our own reconciliation's lease lapse; never run it twice.
-    if (!state.held.has(unknown.id)) track(state, reconcile(state, unknown));
+    if (!ctx.held.holds(unknown.id)) ctx.tasks.track(reconcile(ctx, unknown));
   }
   // A count over the jobs table: too dear for every tick of every worker.
-  if (Date.now() - state.unknownCountedAt >= UNKNOWN_GAUGE_MS) {
-    state.unknownCountedAt = Date.now();
+  if (Date.now() - h.unknownCountedAt >= UNKNOWN_GAUGE_MS) {
+    h.unknownCountedAt = Date.now();
     const { rows } = await pool.query<{ n: number }>(UNKNOWN_JOBS_SQL);
-    state.deps.metrics.jobsUnknown.set(rows[0]?.n ?? 0);
+    ctx.deps.metrics.jobsUnknown.set(rows[0]?.n ?? 0);
   }
 }
 
@@ -92,8 +103,8 @@ async function maintain(state: WorkerState): Promise<void> {
  * An attempt whose worker stopped renewing its lease: one that never called its provider
  * failed definitely; one that did has an unknown outcome.
  */
-async function expireLease(state: WorkerState, expired: ExpiredLease): Promise<AfterCommit> {
-  const { pool, operations } = state.deps;
+async function expireLease(ctx: WorkerContext, expired: ExpiredLease): Promise<AfterCommit> {
+  const { pool, operations } = ctx.deps;
   if (expired.state === 'starting') {
     const failed = await failAttempt(
       pool,
@@ -128,19 +139,19 @@ async function expireLease(state: WorkerState, expired: ExpiredLease): Promise<A
   };
 }
 
-async function reconcile(state: WorkerState, attempt: AttemptRow): Promise<void> {
-  state.held.add(attempt.id);
+async function reconcile(ctx: WorkerContext, attempt: AttemptRow): Promise<void> {
+  ctx.held.hold(attempt.id);
   const controller = new AbortController();
-  state.calls.set(attempt.id, controller);
+  ctx.held.openCall(attempt.id, controller);
   try {
-    const { rows } = await state.deps.pool.query<ReconcileJob>(JOB_SQL, [attempt.job_id]);
+    const { rows } = await ctx.deps.pool.query<ReconcileJob>(JOB_SQL, [attempt.job_id]);
     if (!rows[0]) return;
-    const result = await reconcileAttempt(state.deps, attempt, rows[0], controller.signal);
+    const result = await reconcileAttempt(ctx.deps, attempt, rows[0], controller.signal);
     const { afterCommit, ...logged } = result.resolved ? result : { ...result, afterCommit: undefined };
-    if (afterCommit) settled(state, afterCommit);
-    state.log.info({ jobId: attempt.job_id, n: attempt.n, result: logged }, 'reconciliation');
+    if (afterCommit) settled(ctx, afterCommit);
+    ctx.log.info({ jobId: attempt.job_id, n: attempt.n, result: logged }, 'reconciliation');
   } finally {
-    state.calls.delete(attempt.id);
-    state.held.delete(attempt.id);
+    ctx.held.closeCall(attempt.id);
+    ctx.held.release(attempt.id);
   }
 }
