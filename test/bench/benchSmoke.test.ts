@@ -28,6 +28,8 @@ describe('bench harness', () => {
       workerConcurrency: 4,
       // Enough that the relay (e), the fastest drain, is still publishing when its window opens.
       queueJobs: 12_000,
+      costJobs: 500,
+      steadyRate: 50,
       logLevel: 'warn',
       // The source under test, not whatever dist/ was last built.
       server: 'tsx',
@@ -39,7 +41,7 @@ describe('bench harness', () => {
     for (const s of run.scenarios) {
       if (s.status === 'skipped') {
         // Only the scenarios that wait for a role or for PgBouncer may be skipped, and they say why.
-        expect(['d', 'e', 'i-direct', 'i-pgbouncer']).toContain(s.id);
+        expect(['d', 'd-cold', 'd-cost', 'l-e2e', 'e', 'i-direct', 'i-pgbouncer']).toContain(s.id);
         expect(s.note).toMatch(s.id.startsWith('i-') ? /pgbouncer is not installed/ : /not available/);
         continue;
       }
@@ -59,6 +61,14 @@ describe('bench harness', () => {
       const batches = run.scenarios.find((x) => x.id === id)!.extra!.batches as { batches: number };
       expect(batches.batches, id).toBeGreaterThan(0);
       expect(batches, id).toMatchObject({ dbP99Ms: expect.any(Number), waitP99Ms: expect.any(Number) });
+    }
+    // Rows and WAL per job, counted for onejob and graphile-worker alike.
+    for (const id of ['d-cost', 'g-gw-cost']) {
+      const s = run.scenarios.find((x) => x.id === id)!;
+      if (s.status === 'skipped') continue;
+      const extra = s.extra!;
+      expect(extra.rowsPerJob, id).toBeGreaterThan(0);
+      expect(extra.walBytesPerJob, id).toBeGreaterThan(0);
     }
     expect(run.targets.length).toBeGreaterThanOrEqual(8);
     expect(run.targets.find((t) => t.id === 'create-vs-raw')!.pass).toBeTypeOf('boolean');
