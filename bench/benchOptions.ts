@@ -99,7 +99,11 @@ export function addBenchOptions(cmd: Command): Command {
     )
     .option('--queue-jobs <n>', 'jobs pre-queued for each processing scenario', String(d.queueJobs))
     .option('--cost-jobs <n>', 'jobs drained when counting rows and WAL per job', String(d.costJobs))
-    .option('--steady-rate <n>', 'jobs per second in the create-to-settled latency runs', String(d.steadyRate))
+    .option(
+      '--steady-rate <n>',
+      'jobs per second in the create-to-settled latency runs',
+      String(d.steadyRate),
+    )
     .option('--only <ids>', 'comma-separated scenario ids (see the table), default all')
     .option('--out <file>', 'JSON result file (default bench/results/<timestamp>.json)')
     .option('--database-url <url>', 'PostgreSQL server to create bench databases on', d.adminUrl)

@@ -41,7 +41,14 @@ export function evaluateTargets(
     const a = read('d-cost');
     const b = read('g-gw-cost');
     const value = a !== undefined && b !== undefined ? round(a / b, 2) : undefined;
-    return { id, description, value, threshold: 2, unit: 'x', pass: value === undefined ? undefined : value <= 2 };
+    return {
+      id,
+      description,
+      value,
+      threshold: 2,
+      unit: 'x',
+      pass: value === undefined ? undefined : value <= 2,
+    };
   };
   const p99 = (id: string) => {
     const s = scenarios.find((x) => x.id === id);

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { benchConfig } from '../benchConfig.js';
 import type { LoadResult } from '../measureLoad.js';
 import { startServer } from '../serverProcess.js';
-import { waitFor, type WriteCost, writeCounter } from '../writeCost.js';
+import { type WriteCost, waitFor, writeCounter } from '../writeCost.js';
 import { queueJobs } from './rawSql.js';
 
 export interface DrainCostRun {

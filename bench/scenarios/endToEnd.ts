@@ -88,7 +88,9 @@ export async function onejobSteadyLatency(r: SteadyRun): Promise<LoadResult> {
         },
         (res) => {
           res.resume();
-          res.on('end', () => (res.statusCode === 202 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
+          res.on('end', () =>
+            res.statusCode === 202 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`)),
+          );
         },
       );
       req.on('error', reject);

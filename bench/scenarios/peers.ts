@@ -7,7 +7,7 @@ import { round, summariseLatencies } from '../latencyStats.js';
 import { measureCompletions } from '../measureCompletions.js';
 import { type LoadResult, measureLoad } from '../measureLoad.js';
 import type { Progress } from '../progress.js';
-import { waitFor, type WriteCounters, writeCounter } from '../writeCost.js';
+import { type WriteCounters, waitFor, writeCounter } from '../writeCost.js';
 import { costResult } from './drainCost.js';
 import { paced } from './endToEnd.js';
 

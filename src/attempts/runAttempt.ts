@@ -21,11 +21,11 @@ import {
 import { hedgeProvider, providerRotation } from './chooseProvider.js';
 import type { ClaimedAttempt } from './claimJobs.js';
 import { completeAttempt } from './completeAttempt.js';
+import { type CompletionBatcher, createCompletionBatcher } from './completionBatcher.js';
 import { failAttempt } from './failAttempt.js';
 import { markRunning, releaseLease } from './leases.js';
 import { markUnknown } from './markUnknown.js';
 import { startAttempt } from './startAttempt.js';
-import { type CompletionBatcher, createCompletionBatcher } from './completionBatcher.js';
 import { settled, type WorkerContext } from './workerContext.js';
 
 /** The attempt runner: runs each attempt it is given, and its hedges, to a settlement. */

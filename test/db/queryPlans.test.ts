@@ -22,9 +22,9 @@ import {
 } from '../../src/attempts/leases.js';
 import { markUnknown } from '../../src/attempts/markUnknown.js';
 import { UNKNOWN_JOBS_SQL } from '../../src/attempts/workerHousekeeping.js';
+import { recordJobEvent } from '../../src/events/recordJobEvent.js';
 import { CREATE_BATCH_SQL } from '../../src/jobs/createJobsBatch.js';
 import { LIST_SQL } from '../../src/jobs/listJobs.js';
-import { recordJobEvent } from '../../src/events/recordJobEvent.js';
 import { OperationRegistry } from '../../src/operations/operationRegistry.js';
 import { claimOutboxBatch } from '../../src/outbox/claimOutboxBatch.js';
 import { markPublished } from '../../src/outbox/markPublished.js';
