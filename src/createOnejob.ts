@@ -8,6 +8,7 @@ import { isTransactionPooler, poolerSettings } from './db/poolerSettings.js';
 import { unnamedStatementsOnly } from './db/unnamedStatements.js';
 import type { TxOption } from './engine/engineDeps.js';
 import { isOnejobError, OnejobError } from './errors/OnejobError.js';
+import { afterCreate, afterPublish, applyAfterWrite } from './events/afterWrite.js';
 import { createNotificationHub } from './events/createNotificationHub.js';
 import type { NotificationHub } from './events/notificationHub.js';
 import { archiveJobs } from './jobs/archiveJobs.js';
@@ -246,12 +247,8 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
         }
         endJobSpan(span, result);
         if (result.replayed) metrics.idempotentReplays.inc({ operation: req.operation });
-        else {
-          metrics.jobsCreated.inc({ operation: req.operation });
-          // Committed already unless it joined the caller's transaction (whose commit we do
-          // not see: the relay's poll publishes it).
-          if (!o?.tx) wakeups.outbox();
-        }
+        else metrics.jobsCreated.inc({ operation: req.operation });
+        applyAfterWrite({ wakeups }, afterCreate(result, o));
         return result;
       },
       get: async (ownerId, id, o) => ofOperation(await getJob(db(o), ownerId, id), o?.operation),
@@ -278,7 +275,7 @@ export function createOnejob<const Ops extends readonly AnyCodeOperation[] = []>
       ...outbox,
       async publish(input, o) {
         const result = await outbox.publish(input, o);
-        if (result.inserted && !o?.tx) wakeups.outbox();
+        applyAfterWrite({ wakeups }, afterPublish(result, o));
         return result;
       },
     },

@@ -63,5 +63,5 @@ export type VerifyDeps = Pick<EngineDeps, 'pool' | 'config' | 'operations' | 'me
   readonly providers?: ProviderRegistry;
 };
 
-/** Inbox acceptance: creates the job of a delivery inside the delivery's transaction. */
-export type InboxDeps = Pick<EngineDeps, 'pool' | 'operations' | 'metrics'>;
+/** Inbox acceptance: creates the job of a delivery inside the delivery's transaction, then wakes the relays. */
+export type InboxDeps = Pick<EngineDeps, 'pool' | 'operations' | 'metrics' | 'wakeups'>;

@@ -1,4 +1,5 @@
 import type { InboxDeps } from '../engine/engineDeps.js';
+import { afterDelivery, applyAfterWrite } from '../events/afterWrite.js';
 import { endJobSpan } from '../jobs/jobSpan.js';
 import { tracing } from '../observability/tracing/tracing.js';
 import { acceptDeliveriesBatch } from './acceptDeliveriesBatch.js';
@@ -47,6 +48,8 @@ export async function acceptDelivery(
   try {
     prepared = prepareDelivery(onejob, delivery, span.traceparent ?? delivery.traceparent ?? null);
     const answer = await (batcher ? batcher.accept(prepared) : acceptPrepared(onejob, prepared));
+    // Committed: the first delivery's job and its created event wake the relays now.
+    applyAfterWrite(onejob, afterDelivery(answer));
     span.set({ 'onejob.job.id': answer.body.jobId, 'onejob.inbox.replayed': answer.replayed });
     return answer;
   } catch (error) {
