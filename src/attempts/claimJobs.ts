@@ -4,6 +4,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../db/createPool.js';
 import { withTransaction } from '../db/withTransaction.js';
+import { jobEventRowsSql } from '../events/jobEventRows.js';
 import type { Operation, OperationRegistry } from '../operations/operationRegistry.js';
 import { ATTEMPT_COLUMNS, type AttemptRow } from './attemptRow.js';
 import type { LockedJob } from './lockJob.js';
@@ -75,13 +76,14 @@ started AS (
   FROM numbered
   RETURNING ${ATTEMPT_COLUMNS}
 ),
-audit AS (
-  INSERT INTO onejob.job_events (id, job_id, owner_id, attempt_id, type, data)
-  SELECT ($7::uuid[])[nb.k], s.job_id, nb.owner_id, s.id, 'attempt_started',
+events AS (
+  SELECT ($7::uuid[])[nb.k] AS event_id, s.job_id, nb.owner_id, s.id AS attempt_id,
+         'attempt_started'::text AS type,
          jsonb_build_object('attemptId', s.id, 'n', s.n, 'provider', s.provider, 'origin', s.origin,
-                            'jobVersion', s.job_version)
+                            'jobVersion', s.job_version) AS data,
+         NULL::text AS publish, NULL::jsonb AS event
   FROM started s JOIN numbered nb ON nb.id = s.job_id
-)
+), ${jobEventRowsSql('events')}
 SELECT ${prefixed('s')}, nb.operation, nb.input, nb.traceparent, nb.waited
 FROM started s JOIN numbered nb ON nb.id = s.job_id
 ORDER BY nb.k`;

@@ -5,6 +5,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../db/createPool.js';
 import { cloudEvent } from '../events/cloudEvent.js';
+import { jobEventRowsSql } from '../events/jobEventRows.js';
 import type { AttemptRow } from './attemptRow.js';
 import type { AttemptResult } from './completeAttempt.js';
 import { attemptStatesInto, jobStatesInto, sqlStates } from './stateMachine.js';
@@ -24,8 +25,9 @@ export interface Offered extends AttemptResult {
 //   attempt row. It runs on the winners of `won`, so the job row is locked first, in the
 //   order every other writer uses (job, then attempts).
 // - If an attempt won the job but is no longer live (it was failed by reconciliation
-//   after this statement's snapshot was taken), the audit insert gets a NULL job_id
-//   (LEFT JOIN) and the NOT NULL constraint aborts the whole statement: nothing is
+//   after this statement's snapshot was taken), its event rows (the shared fragment of
+//   jobEventRows.ts) get a NULL job_id (LEFT JOIN), and the NOT NULL constraints of the
+//   audit row and of the outbox subject abort the whole statement: nothing is
 //   written, and the caller completes those attempts one by one under the job lock.
 // Each offered attempt is looked up on its own (LATERAL, and OFFSET 0 so PostgreSQL cannot
 // turn the lookups back into a join): planned without statistics, the join read the whole
@@ -60,16 +62,11 @@ att AS (
   WHERE a.id = w.attempt_id AND a.state IN (${sqlStates(attemptStatesInto('succeeded'))})
   RETURNING a.id, a.job_id
 ),
-audit AS (
-  INSERT INTO onejob.job_events (id, job_id, owner_id, attempt_id, type, data)
-  SELECT o.event_id, x.job_id, w.owner_id, w.attempt_id, 'succeeded', o.audit::jsonb
+events AS (
+  SELECT o.event_id, x.job_id, w.owner_id, w.attempt_id, 'succeeded'::text AS type, o.audit::jsonb AS data,
+         'onejob.job.succeeded'::text AS publish, o.event::jsonb AS event
   FROM won w JOIN offered o ON o.attempt_id = w.attempt_id LEFT JOIN att x ON x.id = w.attempt_id
-),
-outbox AS (
-  INSERT INTO onejob.outbox (id, owner_id, subject, type, event)
-  SELECT o.event_id, w.owner_id, w.job_id::text, 'onejob.job.succeeded', o.event::jsonb
-  FROM won w JOIN offered o ON o.attempt_id = w.attempt_id
-)
+), ${jobEventRowsSql('events')}
 SELECT attempt_id, version FROM won`;
 
 /**
