@@ -65,16 +65,16 @@ export {
   type BackgroundRole,
   type RunningRoles,
   type StartOptions,
-} from './library/startRoles.js';
-export type { InboxHandle } from './library/inboxHandle.js';
-export type { AccountRequest, GetTransferRequest, LedgerHandle } from './library/ledgerHandle.js';
-export type { OutboxHandle } from './library/outboxHandle.js';
-export type { ProvidersHandle } from './library/providersHandle.js';
+} from './engine/startRoles.js';
+export type { InboxHandle } from './engine/handles/inboxHandle.js';
+export type { AccountRequest, GetTransferRequest, LedgerHandle } from './engine/handles/ledgerHandle.js';
+export type { OutboxHandle } from './engine/handles/outboxHandle.js';
+export type { ProvidersHandle } from './engine/handles/providersHandle.js';
 export { consumeOnce, pruneConsumerInbox, type ConsumeOnceResult } from './outbox/consumeOnce.js';
 export { publishEvent, type PublishEventInput, type PublishEventResult } from './outbox/publishEvent.js';
 export type { RelayOptions } from './outbox/startRelay.js';
 export type { CloudEvent } from './events/cloudEvent.js';
-export type { AttemptsHandle } from './attempts/attemptsHandle.js';
+export type { AttemptsHandle } from './engine/handles/attemptsHandle.js';
 export type { WorkerOptions } from './attempts/worker.js';
 export type { JobDeliveryView, JobEventView } from './jobs/jobHistory.js';
 export type { JobPage, ListJobsQuery } from './jobs/listJobs.js';

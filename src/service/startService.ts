@@ -13,7 +13,7 @@ import { ApiKeys, devToken } from '../http/apiKeys.js';
 import { buildServer } from '../http/buildServer.js';
 import { ADMIN_TOKEN_FILE, storedToken } from '../http/storedToken.js';
 import type { AnyCodeOperation } from '../library/defineOperation.js';
-import { BACKGROUND_ROLES, type BackgroundRole } from '../library/startRoles.js';
+import { BACKGROUND_ROLES, type BackgroundRole } from '../engine/startRoles.js';
 import { createLogger, type LogFormat, logFormat } from '../observability/createLogger.js';
 import { checkServiceEnv } from './checkServiceEnv.js';
 import { StartupError } from './StartupError.js';
