@@ -30,7 +30,7 @@
  * @module onejob
  */
 
-export { ConfigError, loadConfig, validateConfig } from './config/loadConfig.js';
+export { ConfigError, loadConfig, validateConfig } from './engine/loadConfig.js';
 export type { OnejobConfig, OperationConfig, ProviderConfig } from './config/types.js';
 export {
   createOnejob,

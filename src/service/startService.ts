@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { loadConfig } from '../config/loadConfig.js';
+import { loadConfig } from '../engine/loadConfig.js';
 import { createOnejob, type Onejob } from '../createOnejob.js';
 import { refuseUndeclaredPooler } from '../db/detectPooler.js';
 import { migrate } from '../db/migrate.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
-import { ConfigError, validateConfig } from '../../src/config/loadConfig.js';
+import { ConfigError, validateConfig } from '../../src/engine/loadConfig.js';
 import type { InboxSourceConfig, OnejobConfig } from '../../src/config/types.js';
 import { resolvePointer } from '../../src/inbox/eventIdOf.js';
 import { inboxSources } from '../../src/inbox/inboxSources.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
-import { validateConfig } from '../../src/config/loadConfig.js';
+import { validateConfig } from '../../src/engine/loadConfig.js';
 import { createOnejob, type Onejob } from '../../src/createOnejob.js';
 import { migrate } from '../../src/db/migrate.js';
 import { type EmbeddedDatabase, startEmbedded } from '../../src/db/startEmbedded.js';
