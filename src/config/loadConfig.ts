@@ -19,7 +19,7 @@ export type ConfigCheck = (
   config: OnejobConfig,
   env: NodeJS.ProcessEnv,
   source: string,
-) => readonly ConfigProblem[] | undefined | void;
+) => readonly ConfigProblem[];
 
 // allErrors: a file with three typos is refused once, naming all three. verbose: an error
 // carries the schema it broke, so an enum or a discriminator can list the allowed values.
@@ -99,7 +99,7 @@ export function validateConfigWith(
   const problems = referenceProblems(config);
   for (const check of checks) {
     try {
-      problems.push(...(check(config, env, source) ?? []));
+      problems.push(...check(config, env, source));
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       problems.push(...error.problems);

@@ -16,8 +16,14 @@ export const configChecks: readonly ConfigCheck[] = [
   publisherConfigProblems,
   // Secrets, schemes and signed event ids: the sources are built here once, as the server
   // builds them, so a bad source is refused when the config loads.
-  (config, env, source) => void inboxSources(config, env, source),
-  (config, _env, source) => checkCompatModels(config, source),
+  (config, env, source) => {
+    inboxSources(config, env, source);
+    return [];
+  },
+  (config, _env, source) => {
+    checkCompatModels(config, source);
+    return [];
+  },
 ];
 
 /**

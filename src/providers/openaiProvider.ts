@@ -15,6 +15,7 @@ import {
   withEstimatedCost,
 } from './inference/chatOutcome.js';
 import type { Provider, ProviderCall, ProviderOutcome, Usage } from './types.js';
+
 // Wherever inference adapters exist, a missing prompt variable is an input error at job creation.
 
 interface ChatCompletion {
