@@ -2,7 +2,6 @@
 // pool, the process's LISTEN connection, the operations and providers (code operations
 // included), the group-commit batchers and the list of what close() runs. Nothing here
 // knows the engine object; the handles (src/engine/handles/) receive these as they are.
-import type pg from 'pg';
 import type { Logger } from 'pino';
 import { compatOperations } from '../compat/compatModels.js';
 import type { OnejobConfig } from '../config/types.js';
@@ -14,7 +13,6 @@ import type { NotificationHub } from '../events/notificationHub.js';
 import { createJobBatcher, type JobBatcher } from '../jobs/createJobBatcher.js';
 import { createTransferBatcher, type TransferBatcher } from '../ledger/createTransferBatcher.js';
 import { codeOperationParts } from '../library/codeOperations.js';
-import type { AnyCodeOperation } from '../library/defineOperation.js';
 import { createLogger } from '../observability/createLogger.js';
 import { createMetrics } from '../observability/createMetrics.js';
 import { configureTracing } from '../observability/tracing/configureTracing.js';
@@ -23,17 +21,7 @@ import { createProviders } from '../providers/createProviders.js';
 import { operationInputChecks } from '../providers/operationInputChecks.js';
 import { type Batching, batchingFor } from './batchingFor.js';
 import type { EngineDeps } from './engineDeps.js';
-
-/** What `createOnejob` is given (the public options, src/engine/Onejob.ts). */
-export interface EngineInputs {
-  pool?: pg.Pool;
-  connectionString?: string;
-  config?: OnejobConfig;
-  operations?: readonly AnyCodeOperation[];
-  logger?: Logger;
-  metrics?: EngineDeps['metrics'];
-  env?: NodeJS.ProcessEnv;
-}
+import type { OnejobOptions } from './Onejob.js';
 
 /** Functions close() runs, last registered first. */
 export interface Closers {
@@ -64,7 +52,7 @@ function createClosers(): Closers {
 }
 
 /** The pool, protected the same way whether onejob owns it or the caller does. */
-function enginePool(inputs: EngineInputs, config: OnejobConfig, logger: Logger) {
+function enginePool(inputs: OnejobOptions, config: OnejobConfig, logger: Logger) {
   if (!inputs.pool && !inputs.connectionString)
     throw new TypeError('createOnejob needs a pool or a connectionString');
   // Behind a transaction pooler (docs/operations.md#poolers): no named statements, LISTEN elsewhere or polling.
@@ -79,7 +67,7 @@ function enginePool(inputs: EngineInputs, config: OnejobConfig, logger: Logger) 
   return { pool, pooler, connectionString };
 }
 
-export function buildEngineDeps(inputs: EngineInputs): BuiltDeps {
+export function buildEngineDeps(inputs: OnejobOptions): BuiltDeps {
   const logger = inputs.logger ?? createLogger();
   const metrics = inputs.metrics ?? createMetrics();
   // Loads the OpenTelemetry exporter only when an OTLP endpoint is configured (docs/operations.md).
