@@ -26,6 +26,7 @@ export const UNIT_TESTS = [
   'test/inbox/inboxSources.test.ts',
   'test/library/publicTypes.test.ts',
   'test/observability/tracingNotLoaded.test.ts',
+  'test/operations/inputChecks.test.ts',
   'test/outbox/outboxConfig.test.ts',
   'test/providers/adapters.test.ts',
   'test/providers/inferenceContract.test.ts',

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
-import { validateConfig } from '../src/config/loadConfig.js';
+import { validateConfig } from '../src/engine/loadConfig.js';
 import { contractHash } from '../src/providers/verification/contractHash.js';
 import { type CheckReport, checkHistory } from './checker/checkHistory.js';
 import {

@@ -30,7 +30,7 @@
  * @module onejob
  */
 
-export { ConfigError, loadConfig, validateConfig } from './config/loadConfig.js';
+export type { WorkerOptions } from './attempts/worker.js';
 export type { OnejobConfig, OperationConfig, ProviderConfig } from './config/types.js';
 export {
   createOnejob,
@@ -39,20 +39,71 @@ export {
   type TxOption,
   type TypedOnejob,
 } from './createOnejob.js';
+export { migrate } from './db/migrate.js';
+export type { AttemptsHandle } from './engine/handles/attemptsHandle.js';
+export type { InboxHandle } from './engine/handles/inboxHandle.js';
+export type { AccountRequest, GetTransferRequest, LedgerHandle } from './engine/handles/ledgerHandle.js';
+export type { OutboxHandle } from './engine/handles/outboxHandle.js';
+export type { ProvidersHandle } from './engine/handles/providersHandle.js';
+export { ConfigError, loadConfig, validateConfig } from './engine/loadConfig.js';
 export {
-  defineOperation,
+  BACKGROUND_ROLES,
+  type BackgroundRole,
+  type RunningRoles,
+  type StartOptions,
+} from './engine/startRoles.js';
+export { type ErrorCode, errorRegistry } from './errors/errorRegistry.js';
+export { isOnejobError, OnejobError } from './errors/OnejobError.js';
+export type { CloudEvent } from './events/cloudEvent.js';
+export { acceptDelivery, type DeliveryAnswer, inboxJobKey } from './inbox/acceptDelivery.js';
+export { type InboxSource, inboxSources } from './inbox/inboxSources.js';
+export { type InboxEventView, listInboxEvents } from './inbox/listInboxEvents.js';
+export { type RawDelivery, receiveWebhook } from './inbox/receiveWebhook.js';
+export {
+  type EventIdSource,
+  registerSignatureScheme,
+  type SchemeOptions,
+  type SignatureScheme,
+  type SignatureVerifier,
+  type SignedDelivery,
+  type SignedPayload,
+} from './inbox/signatureSchemes.js';
+export type { CreateJobRequest, CreateJobResult } from './jobs/createJob.js';
+export { fingerprint } from './jobs/fingerprint.js';
+export type { JobDeliveryView, JobEventView } from './jobs/jobHistory.js';
+export type { AttemptState, AttemptView, JobState, JobView } from './jobs/jobView.js';
+export type { JobPage, ListJobsQuery } from './jobs/listJobs.js';
+export type { TransferRequest } from './ledger/checkTransferRequest.js';
+export { type CreateTransferResult, createTransfer } from './ledger/createTransfer.js';
+export { type Balance, getBalance } from './ledger/getBalance.js';
+export { getTransfer } from './ledger/getTransfer.js';
+export { type EntryPage, type EntryView, type ListEntriesQuery, listEntries } from './ledger/listEntries.js';
+export {
+  type AttemptCost,
+  attemptCostAccounts,
+  attemptCostTransferId,
+  postAttemptCost,
+} from './ledger/postAttemptCost.js';
+export {
+  type ReverseTransferRequest,
+  type ReverseTransferResult,
+  reverseTransfer,
+} from './ledger/reverseTransfer.js';
+export type { TransferView } from './ledger/transferView.js';
+export { AttemptAborted } from './library/codeProvider.js';
+export {
+  DefiniteFailure,
+  type DefiniteFailureOptions,
+  isDefiniteFailure,
+} from './library/DefiniteFailure.js';
+export {
   type AnyCodeOperation,
   type CodeOperation,
   type CodeOperationDefinition,
+  defineOperation,
   type RunContext,
 } from './library/defineOperation.js';
-export {
-  DefiniteFailure,
-  isDefiniteFailure,
-  type DefiniteFailureOptions,
-} from './library/DefiniteFailure.js';
-export { AttemptAborted } from './library/codeProvider.js';
-export { typedSchema, type FromJsonSchema, type InferInput, type TypedSchema } from './library/inferInput.js';
+export { type FromJsonSchema, type InferInput, type TypedSchema, typedSchema } from './library/inferInput.js';
 export type {
   InputFor,
   JobReadOptions,
@@ -60,78 +111,27 @@ export type {
   ResultFor,
   TypedCreateJobResult,
 } from './library/typedJobs.js';
+export { cleanupOutbox } from './outbox/cleanupOutbox.js';
+export { type ConsumeOnceResult, consumeOnce, pruneConsumerInbox } from './outbox/consumeOnce.js';
 export {
-  BACKGROUND_ROLES,
-  type BackgroundRole,
-  type RunningRoles,
-  type StartOptions,
-} from './library/startRoles.js';
-export type { InboxHandle } from './library/inboxHandle.js';
-export type { AccountRequest, GetTransferRequest, LedgerHandle } from './library/ledgerHandle.js';
-export type { OutboxHandle } from './library/outboxHandle.js';
-export type { ProvidersHandle } from './library/providersHandle.js';
-export { consumeOnce, pruneConsumerInbox, type ConsumeOnceResult } from './outbox/consumeOnce.js';
-export { publishEvent, type PublishEventInput, type PublishEventResult } from './outbox/publishEvent.js';
-export type { RelayOptions } from './outbox/startRelay.js';
-export type { CloudEvent } from './events/cloudEvent.js';
-export type { AttemptsHandle } from './attempts/attemptsHandle.js';
-export type { WorkerOptions } from './attempts/worker.js';
-export type { JobDeliveryView, JobEventView } from './jobs/jobHistory.js';
-export type { JobPage, ListJobsQuery } from './jobs/listJobs.js';
-export type { Provider, ProviderCall, ProviderOutcome } from './providers/types.js';
-export type { ProviderOperationStatus, ProviderStatus } from './providers/verification/providerStatus.js';
-export type { VerificationReport, VerifyOptions } from './providers/verification/verifyProvider.js';
-export { migrate } from './db/migrate.js';
-export { type ErrorCode, errorRegistry } from './errors/errorRegistry.js';
-export { isOnejobError, OnejobError } from './errors/OnejobError.js';
-export type { CreateJobRequest, CreateJobResult } from './jobs/createJob.js';
-export { fingerprint } from './jobs/fingerprint.js';
-export type { AttemptState, AttemptView, JobState, JobView } from './jobs/jobView.js';
-export { createTransfer, type CreateTransferResult } from './ledger/createTransfer.js';
-export {
-  reverseTransfer,
-  type ReverseTransferRequest,
-  type ReverseTransferResult,
-} from './ledger/reverseTransfer.js';
-export { getTransfer } from './ledger/getTransfer.js';
-export { getBalance, type Balance } from './ledger/getBalance.js';
-export { listEntries, type EntryPage, type EntryView, type ListEntriesQuery } from './ledger/listEntries.js';
-export {
-  postAttemptCost,
-  attemptCostAccounts,
-  attemptCostTransferId,
-  type AttemptCost,
-} from './ledger/postAttemptCost.js';
-export type { TransferRequest } from './ledger/checkTransferRequest.js';
-export type { TransferView } from './ledger/transferView.js';
-export {
-  registerSignatureScheme,
-  type EventIdSource,
-  type SchemeOptions,
-  type SignatureScheme,
-  type SignatureVerifier,
-  type SignedDelivery,
-  type SignedPayload,
-} from './inbox/signatureSchemes.js';
-export { inboxSources, type InboxSource } from './inbox/inboxSources.js';
-export { receiveWebhook, type RawDelivery } from './inbox/receiveWebhook.js';
-export { acceptDelivery, inboxJobKey, type DeliveryAnswer } from './inbox/acceptDelivery.js';
-export { listInboxEvents, type InboxEventView } from './inbox/listInboxEvents.js';
-export { startRelay, type Relay, type RelayStats } from './outbox/startRelay.js';
-export { type Publisher, type OutboxEvent, type PublishReceipt, PublishError } from './outbox/publisher.js';
-export { createPublishers } from './outbox/publishers/createPublishers.js';
-export {
-  listDeadLetters,
-  replayDeadLetter,
   type DeadLetter,
   type DeadLetterPage,
   type DeadLetterQuery,
+  listDeadLetters,
+  replayDeadLetter,
 } from './outbox/deadLetters.js';
 export {
-  outboxBacklog,
-  outboxDeliveryStates,
   type BacklogQuery,
   type DeliveryStateCount,
+  outboxBacklog,
+  outboxDeliveryStates,
   type PublisherBacklog,
 } from './outbox/outboxBacklog.js';
-export { cleanupOutbox } from './outbox/cleanupOutbox.js';
+export { type PublishEventInput, type PublishEventResult, publishEvent } from './outbox/publishEvent.js';
+export { type OutboxEvent, PublishError, type Publisher, type PublishReceipt } from './outbox/publisher.js';
+export { createPublishers } from './outbox/publishers/createPublishers.js';
+export type { RelayOptions } from './outbox/startRelay.js';
+export { type Relay, type RelayStats, startRelay } from './outbox/startRelay.js';
+export type { Provider, ProviderCall, ProviderOutcome } from './providers/types.js';
+export type { ProviderOperationStatus, ProviderStatus } from './providers/verification/providerStatus.js';
+export type { VerificationReport, VerifyOptions } from './providers/verification/verifyProvider.js';

@@ -1,6 +1,6 @@
 // The processing scenarios need the background roles; a role the engine does not offer is
 // reported as skipped, not guessed.
-import { BACKGROUND_ROLES, type BackgroundRole } from '../../src/library/startRoles.js';
+import { BACKGROUND_ROLES, type BackgroundRole } from '../../src/engine/startRoles.js';
 
 /** Undefined when `serve --role <role>` runs the role; otherwise why the scenario is skipped. */
 export async function roleUnavailable(role: BackgroundRole): Promise<string | undefined> {

@@ -7,6 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import type { OnejobConfig } from '../../src/config/types.js';
 import { createJob } from '../../src/jobs/createJob.js';
 import { OperationRegistry } from '../../src/operations/operationRegistry.js';
+import { operationInputChecks } from '../../src/providers/operationInputChecks.js';
 import { WEBHOOK_SOURCE } from '../cluster/chaosConfig.js';
 import { type DatabaseTarget, resilientPool } from '../cluster/resilientPool.js';
 import type { ApiCall, Features } from '../history/types.js';
@@ -61,7 +62,7 @@ export function runLoadClients(o: LoadOptions): LoadClients {
   let intents = 0;
   const webhook = new Webhook(o.webhookSecret);
   const pool = resilientPool(o.databaseUrl, 2);
-  const operations = new OperationRegistry(o.config);
+  const operations = new OperationRegistry({ config: o.config, inputChecks: operationInputChecks });
 
   // Sends until an answer that is not "try again" (no answer, 503), up to a bound.
   async function untilAnswered(

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { migrate } from '../../src/db/migrate.js';
 import { createJob } from '../../src/jobs/createJob.js';
 import { OperationRegistry } from '../../src/operations/operationRegistry.js';
+import { operationInputChecks } from '../../src/providers/operationInputChecks.js';
 import { chaosConfig } from '../cluster/chaosConfig.js';
 import { sleep } from '../cluster/freePort.js';
 import { startOnejobFleet } from '../cluster/onejobFleet.js';
@@ -65,7 +66,7 @@ export async function runScale(o: {
         cwd: dir,
       });
       // The whole backlog commits at once, after every worker is up, so the clock measures work only.
-      const operations = new OperationRegistry(config);
+      const operations = new OperationRegistry({ config, inputChecks: operationInputChecks });
       const client = await pool.connect();
       await client.query('BEGIN');
       for (let i = 0; i < o.jobs; i++)

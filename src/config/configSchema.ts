@@ -5,7 +5,7 @@
 // Every part is `as const`, so src/config/types.ts derives the TypeScript types from
 // these very objects: the schema is the only description of the config's shape.
 
-import { outputRuleSchema } from '../providers/inference/outputRules.js';
+import { outputRuleSchema } from './outputRuleSchema.js';
 
 const prices = {
   type: 'object',

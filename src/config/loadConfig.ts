@@ -1,15 +1,25 @@
+// Reads and validates a configuration: its shape, and the references between its parts.
+// What a setting means to providers, publishers, inbox sources or compat models is theirs
+// to check; the caller passes those checks in (the engine's list is src/engine/loadConfig.ts),
+// so this base module imports nothing of the domain.
 import { readFile } from 'node:fs/promises';
 import { Ajv, type ErrorObject } from 'ajv';
-import { inboxSources } from '../inbox/inboxSources.js';
-import { webhookSecretProblem, webhookUrlProblem } from '../outbox/publishers/webhookPublisher.js';
-import { type OutputRule, ruleProblems } from '../providers/inference/outputRules.js';
 import { ConfigError, type ConfigProblem } from './ConfigError.js';
-import { checkCompatModels } from './checkCompatModels.js';
 import { configSchema } from './configSchema.js';
 import { defaultConfig } from './defaultConfig.js';
 import type { OnejobConfig } from './types.js';
 
 export { ConfigError, type ConfigProblem };
+
+/**
+ * A check of what settings mean, run once the shape is right: returns its problems, or
+ * throws ConfigError (counted like returned problems).
+ */
+export type ConfigCheck = (
+  config: OnejobConfig,
+  env: NodeJS.ProcessEnv,
+  source: string,
+) => readonly ConfigProblem[];
 
 // allErrors: a file with three typos is refused once, naming all three. verbose: an error
 // carries the schema it broke, so an enum or a discriminator can list the allowed values.
@@ -71,16 +81,12 @@ function shapeProblems(errors: readonly ErrorObject[]): ConfigProblem[] {
 }
 
 /**
- * Validates a parsed configuration: its shape, then the references between its parts.
- * Throws ConfigError listing every problem found, each with the JSON pointer of its key
- * (the references are checked once the shape is right).
- *
- * @example
- * ```ts
- * const config = validateConfig(JSON.parse(text), 'onejob.json', process.env); // throws ConfigError
- * ```
+ * Validates a parsed configuration: its shape, then the references between its parts,
+ * then `checks`. Throws ConfigError listing every problem found, each with the JSON
+ * pointer of its key (the references and checks run once the shape is right).
  */
-export function validateConfig(
+export function validateConfigWith(
+  checks: readonly ConfigCheck[],
   raw: unknown,
   source = 'config',
   env: NodeJS.ProcessEnv = process.env,
@@ -90,12 +96,10 @@ export function validateConfig(
     throw ConfigError.of(problems, source) ?? new ConfigError('', 'is invalid', source);
   }
   const config = raw as unknown as OnejobConfig;
-  const problems = referenceProblems(config, env);
-  // Secrets, schemes and signed event ids: the same checks the server runs when it builds
-  // the sources, made here so a bad source is refused when the config loads.
-  for (const check of [() => inboxSources(config, env, source), () => checkCompatModels(config, source)]) {
+  const problems = referenceProblems(config);
+  for (const check of checks) {
     try {
-      check();
+      problems.push(...check(config, env, source));
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       problems.push(...error.problems);
@@ -107,30 +111,19 @@ export function validateConfig(
 }
 
 /** What the schema cannot say: names that must exist, settings that need one another. */
-function referenceProblems(config: OnejobConfig, env: NodeJS.ProcessEnv): ConfigProblem[] {
+function referenceProblems(config: OnejobConfig): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const problem = (path: string, message: string) => problems.push({ path, message });
   for (const [name, op] of Object.entries(config.operations)) {
     op.providers.forEach((provider, i) => {
-      const kind = config.providers[provider]?.kind;
-      if (kind === undefined)
+      if (config.providers[provider] === undefined)
         problem(
           `/operations/${name}/providers/${i}`,
           `names provider "${provider}", which is not configured`,
         );
-      // Model adapters and the simulator hold answers to the output contract; an http provider would pass anything through.
-      else if (op.kind === 'inference.chat' && kind === 'http')
-        problem(
-          `/operations/${name}/providers/${i}`,
-          `names provider "${provider}" of kind http, which cannot run inference.chat operations`,
-        );
     });
-    if (op.kind === 'inference.chat' && !op.prompt)
-      problem(`/operations/${name}/prompt`, 'is required for inference.chat operations');
     if (op.hedgeAfterMs !== undefined && op.effect !== 'pure')
       problem(`/operations/${name}/hedgeAfterMs`, 'is only allowed for operations with effect "pure"');
-    for (const rule of ruleProblems((op.rules ?? []) as OutputRule[]))
-      problem(`/operations/${name}/rules/${rule.index}`, rule.message);
     for (const key of ['inputSchema', 'outputSchema'] as const) {
       const schema = op[key];
       if (!schema) continue;
@@ -139,15 +132,6 @@ function referenceProblems(config: OnejobConfig, env: NodeJS.ProcessEnv): Config
       } catch (error) {
         problem(`/operations/${name}/${key}`, `is not a valid JSON Schema: ${(error as Error).message}`);
       }
-    }
-  }
-  for (const [name, provider] of Object.entries(config.providers)) {
-    if ((provider.kind === 'openai-compatible' || provider.kind === 'anthropic') && provider.apiKeyEnv) {
-      if (!env[provider.apiKeyEnv])
-        problem(
-          `/providers/${name}/apiKeyEnv`,
-          `names environment variable ${provider.apiKeyEnv}, which is not set`,
-        );
     }
   }
   const publisherNames = new Set<string>();
@@ -159,17 +143,6 @@ function referenceProblems(config: OnejobConfig, env: NodeJS.ProcessEnv): Config
         `"${name}" is already used by another publisher; give each one its own name`,
       );
     publisherNames.add(name);
-    if (publisher.kind !== 'webhook') return;
-    const secret = env[publisher.secretEnv];
-    if (!secret)
-      problem(
-        `/outbox/publishers/${i}/secretEnv`,
-        `names environment variable ${publisher.secretEnv}, which is not set`,
-      );
-    const badUrl = webhookUrlProblem(publisher.url);
-    if (badUrl) problem(`/outbox/publishers/${i}/url`, badUrl);
-    const weak = secret && webhookSecretProblem(secret);
-    if (weak) problem(`/outbox/publishers/${i}/secretEnv`, `${publisher.secretEnv} ${weak}`);
   });
   for (const [name, src] of Object.entries(config.inbox?.sources ?? {})) {
     if (!config.operations[src.operation])
@@ -181,20 +154,13 @@ function referenceProblems(config: OnejobConfig, env: NodeJS.ProcessEnv): Config
   return problems;
 }
 
-/**
- * Loads the config file at `path`, or the built-in default when `path` is undefined.
- *
- * @example
- * ```ts
- * const config = await loadConfig('examples/config/payments-http.json');
- * const onejob = createOnejob({ pool, config });
- * ```
- */
-export async function loadConfig(
+/** Loads the config file at `path`, or the built-in default when `path` is undefined, and validates it with `checks`. */
+export async function loadConfigWith(
+  checks: readonly ConfigCheck[],
   path: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<OnejobConfig> {
-  if (!path) return validateConfig(structuredClone(defaultConfig), 'default config', env);
+  if (!path) return validateConfigWith(checks, structuredClone(defaultConfig), 'default config', env);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -207,5 +173,5 @@ export async function loadConfig(
   } catch (error) {
     throw new ConfigError('', `is not valid JSON: ${(error as Error).message}`, path);
   }
-  return validateConfig(raw, path, env);
+  return validateConfigWith(checks, raw, path, env);
 }

@@ -1,8 +1,8 @@
 // What the engine's parts receive instead of the whole engine. A leaf: it imports types
 // only, from modules that import nothing of the engine, so the worker, the relay,
-// reconciliation, verification, the failover gate and the inbox depend on a pool, a
-// config and a few registries, never on createOnejob.ts (the test in
-// test/architecture/importGraph.test.ts keeps it that way).
+// reconciliation, verification, the failover gate, the inbox and the handles depend on
+// a pool, a config and a few registries, never on the engine object (the test in
+// test/architecture/importGraph.test.ts keeps the domain out of the rest of engine/).
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { OnejobConfig } from '../config/types.js';

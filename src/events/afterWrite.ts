@@ -32,6 +32,6 @@ export function afterDelivery(answer: { replayed: boolean }): AfterWrite {
 }
 
 /** Applies a committed write's effects. Never throws, never waits. */
-export function applyAfterWrite(deps: { readonly wakeups: WakeupSender }, effects: AfterWrite): void {
+export function applyAfterWrite(deps: { readonly wakeups: Pick<WakeupSender, 'outbox'> }, effects: AfterWrite): void {
   if (effects.outbox) deps.wakeups.outbox();
 }

@@ -1,6 +1,12 @@
+import type { Server } from 'node:http';
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyHttpOptions,
+  type FastifyInstance,
+  LogController,
+} from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { compatRoutes } from '../compat/compatRoutes.js';
 import type { Onejob } from '../createOnejob.js';
@@ -11,8 +17,8 @@ import { authenticate } from './authenticate.js';
 import { checkInputValues } from './checkInputValues.js';
 import { clientErrorHandler } from './clientErrorHandler.js';
 import { errorHandler } from './errorHandler.js';
+import { type HttpSettings, httpSettings, type LimitSettings, limitSettings } from './httpSettings.js';
 import { useJsonBodyParser } from './jsonBodyParser.js';
-import { httpSettings, limitSettings } from './httpSettings.js';
 import { TokenBuckets } from './limits/TokenBuckets.js';
 import { WaitSlots } from './limits/WaitSlots.js';
 import { endRequestSpan, startRequestSpan } from './requestSpan.js';
@@ -41,10 +47,9 @@ export interface ServerOptions {
 
 export const BODY_LIMIT = 1024 * 1024;
 
-export async function buildServer(onejob: Onejob, options: ServerOptions): Promise<FastifyInstance> {
-  const http = httpSettings(onejob.config.http);
-  const limits = limitSettings(onejob.config.limits);
-  const app = Fastify({
+/** Fastify's settings: deadlines from `http`, one log line per request, body-only strict types. */
+function serverOptions(onejob: Onejob, http: HttpSettings): FastifyHttpOptions<Server> {
+  return {
     // Node checks request and header deadlines on an interval (30 s by default), so a
     // trickled body would outlive a short timeout by up to that long.
     http: {
@@ -83,32 +88,16 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
       },
     },
     routerOptions: { ignoreTrailingSlash: true },
-  });
-  // Response schemas document the API; serialisation stays plain JSON so no field is dropped.
-  // A JSON API: a text/plain body is a client mistake (415), not a string to validate.
-  app.removeContentTypeParser('text/plain');
-  useJsonBodyParser(app);
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  app.addSchema(problemSchema);
-  app.addSchema(attemptSchema);
-  app.addSchema(jobSchema);
+  };
+}
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'onejob',
-        version: '1',
-        description:
-          'One durable job per user intent. Errors are RFC 9457 problem documents with a stable `code`.',
-      },
-      components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      },
-      security: [{ bearer: [] }],
-    },
-  });
-
+/** Errors as problem documents, then per request: a span, authentication, value checks, metrics and one log line. */
+function addRequestHooks(
+  app: FastifyInstance,
+  onejob: Onejob,
+  options: ServerOptions,
+  limits: LimitSettings,
+) {
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
@@ -154,8 +143,16 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
       'request completed',
     );
   });
+}
 
-  // Long-polls and dashboard job streams share each owner's slots.
+/** Every route group; long-polls and dashboard job streams share each owner's slots. */
+async function registerRoutes(
+  app: FastifyInstance,
+  onejob: Onejob,
+  options: ServerOptions,
+  settings: { http: HttpSettings; limits: LimitSettings },
+) {
+  const { http, limits } = settings;
   const waitSlots = new WaitSlots(http.maxWaitsPerOwner);
   await app.register(healthRoutes, { onejob });
   await app.register(jobsRoutes, {
@@ -176,7 +173,40 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   // The SDK drop-in (docs/compat.md): its waits count in the owner's long-poll slots.
   await app.register(compatRoutes, { onejob, waitSlots });
   if (options.dashboard !== false) await app.register(dashboardRoutes, { onejob, waitSlots });
+}
 
+export async function buildServer(onejob: Onejob, options: ServerOptions): Promise<FastifyInstance> {
+  const http = httpSettings(onejob.config.http);
+  const limits = limitSettings(onejob.config.limits);
+  const app = Fastify(serverOptions(onejob, http));
+
+  // Response schemas document the API; serialisation stays plain JSON so no field is dropped.
+  // A JSON API: a text/plain body is a client mistake (415), not a string to validate.
+  app.removeContentTypeParser('text/plain');
+  useJsonBodyParser(app);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.addSchema(problemSchema);
+  app.addSchema(attemptSchema);
+  app.addSchema(jobSchema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'onejob',
+        version: '1',
+        description:
+          'One durable job per user intent. Errors are RFC 9457 problem documents with a stable `code`.',
+      },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      },
+      security: [{ bearer: [] }],
+    },
+  });
+
+  addRequestHooks(app, onejob, options, limits);
+  await registerRoutes(app, onejob, options, { http, limits });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
   return app;
 }

@@ -49,11 +49,21 @@ export type InputCheck = (input: unknown, operation: OperationConfig) => InputPr
 
 /**
  * Extra input checks by operation kind, run after the input schema (for example, an
- * inference prompt template whose variables must all be present in the input).
+ * inference prompt template whose variables must all be present in the input). The
+ * engine passes the providers' list (src/providers/operationInputChecks.ts) when it builds
+ * the registry, so no check depends on which modules happened to be imported first.
  */
-export const inputChecksByKind = new Map<string, InputCheck>();
+export type InputChecks = ReadonlyMap<string, InputCheck>;
 
-export function operationFromConfig(name: string, config: OperationConfig, ajv = newAjv()): Operation {
+const NO_INPUT_CHECKS: InputChecks = new Map();
+
+export function operationFromConfig(
+  name: string,
+  config: OperationConfig,
+  inputChecks: InputChecks = NO_INPUT_CHECKS,
+  ajv = newAjv(),
+): Operation {
+  const extra = inputChecks.get(config.kind);
   let validate: ValidateFunction | undefined;
   if (config.inputSchema) validate = ajv.compile(config.inputSchema);
   return {
@@ -81,28 +91,39 @@ export function operationFromConfig(name: string, config: OperationConfig, ajv =
               : (e.message ?? 'is invalid'),
         }));
       }
-      const extra = inputChecksByKind.get(config.kind);
       return extra ? extra(input, config) : [];
     },
   };
 }
 
-/** All operations of a configuration, by name. Library code may add more. */
+/** What a registry is built from, all of it known before the engine exists. */
+export interface OperationRegistryParts {
+  config: OnejobConfig;
+  /** Extra input checks by operation kind, applied to the configured operations. */
+  inputChecks: InputChecks;
+  /** Operations built elsewhere: the SDK drop-in's models, the code operations. */
+  more?: readonly Operation[];
+}
+
+/** All operations of a configuration, by name, and the ones built beside it. Fixed once built. */
 export class OperationRegistry {
   private readonly byName = new Map<string, Operation>();
 
-  constructor(config: OnejobConfig) {
+  constructor({ config, inputChecks, more = [] }: OperationRegistryParts) {
     const ajv = newAjv();
     for (const [name, op] of Object.entries(config.operations))
-      this.byName.set(name, operationFromConfig(name, op, ajv));
+      this.byName.set(name, operationFromConfig(name, op, inputChecks, ajv));
+    for (const operation of more) {
+      if (this.byName.has(operation.name))
+        throw new TypeError(
+          `operation "${operation.name}" is defined twice (in code, or in code and in the config)`,
+        );
+      this.byName.set(operation.name, operation);
+    }
   }
 
   get(name: string): Operation | undefined {
     return this.byName.get(name);
-  }
-
-  add(operation: Operation): void {
-    this.byName.set(operation.name, operation);
   }
 
   names(): string[] {

@@ -16,7 +16,6 @@ import {
 } from './inference/chatOutcome.js';
 import type { Provider, ProviderCall, ProviderOutcome, Usage } from './types.js';
 // Wherever inference adapters exist, a missing prompt variable is an input error at job creation.
-import './inference/registerInferenceInputCheck.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 export const DEFAULT_MAX_TOKENS = 1024;

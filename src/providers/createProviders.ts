@@ -31,37 +31,38 @@ export const providerFactories = new Map<string, ProviderFactory>([
  * The providers of one configuration, by name. Each one's answers are scrubbed of the
  * configured secrets (src/providers/scrubProviderAnswers.ts) before the engine sees them.
  */
-export class ProviderRegistry {
-  private readonly byName = new Map<string, Provider>();
-  private readonly secrets: string[];
-
-  constructor(config: OnejobConfig, env: NodeJS.ProcessEnv = process.env) {
-    this.secrets = configuredSecrets(config, env);
-    for (const [name, provider] of Object.entries(config.providers)) {
-      const factory = providerFactories.get(provider.kind);
-      // A kind without a factory stays absent; the worker fails its attempts with a clear error.
-      if (factory) this.byName.set(name, scrubbedProvider(factory(name, provider, env), this.secrets));
-    }
-  }
-
+export interface ProviderRegistry {
   /** The provider `name`, or undefined when it is not configured or its kind has no factory. */
-  get(name: string): Provider | undefined {
-    return this.byName.get(name);
-  }
-
+  get(name: string): Provider | undefined;
   /** Replaces or adds a provider (tests and library users with their own adapters). */
-  set(provider: Provider): void {
-    this.byName.set(provider.name, scrubbedProvider(provider, this.secrets));
-  }
-
-  names(): string[] {
-    return [...this.byName.keys()];
-  }
+  set(provider: Provider): void;
+  names(): string[];
 }
 
+/**
+ * Builds the configured providers, and `more` built elsewhere (the code operations'),
+ * which must not reuse a configured provider's name.
+ */
 export function createProviders(
   config: OnejobConfig,
   env: NodeJS.ProcessEnv = process.env,
+  more: readonly Provider[] = [],
 ): ProviderRegistry {
-  return new ProviderRegistry(config, env);
+  const secrets = configuredSecrets(config, env);
+  const byName = new Map<string, Provider>();
+  for (const [name, provider] of Object.entries(config.providers)) {
+    const factory = providerFactories.get(provider.kind);
+    // A kind without a factory stays absent; the worker fails its attempts with a clear error.
+    if (factory) byName.set(name, scrubbedProvider(factory(name, provider, env), secrets));
+  }
+  for (const provider of more) {
+    if (config.providers[provider.name])
+      throw new TypeError(`provider "${provider.name}" is defined twice (in code and in the config)`);
+    byName.set(provider.name, scrubbedProvider(provider, secrets));
+  }
+  return {
+    get: (name) => byName.get(name),
+    set: (provider) => void byName.set(provider.name, scrubbedProvider(provider, secrets)),
+    names: () => [...byName.keys()],
+  };
 }

@@ -3,7 +3,6 @@ import type { Operation } from '../operations/operationRegistry.js';
 import { contractHash } from './verification/contractHash.js';
 import { latestPassedForContract } from './verification/verificationStore.js';
 // A missing prompt variable must be an input error at job creation wherever jobs are made.
-import './inference/registerInferenceInputCheck.js';
 
 /**
  * May the engine send an attempt of `operation` to `provider` when it is not the

@@ -15,8 +15,8 @@ import {
   withEstimatedCost,
 } from './inference/chatOutcome.js';
 import type { Provider, ProviderCall, ProviderOutcome, Usage } from './types.js';
+
 // Wherever inference adapters exist, a missing prompt variable is an input error at job creation.
-import './inference/registerInferenceInputCheck.js';
 
 interface ChatCompletion {
   choices?: { message?: { content?: string | null; refusal?: string | null }; finish_reason?: string }[];

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { loadConfig } from '../config/loadConfig.js';
+import type { OnejobConfig } from '../config/types.js';
 import { createOnejob, type Onejob } from '../createOnejob.js';
 import { refuseUndeclaredPooler } from '../db/detectPooler.js';
 import { migrate } from '../db/migrate.js';
@@ -9,13 +9,14 @@ import { migrationUrl } from '../db/migrationUrl.js';
 import { poolerSettings } from '../db/poolerSettings.js';
 import { type EmbeddedDatabase, EmbeddedInUseError, startEmbedded } from '../db/startEmbedded.js';
 import { warnIfAutovacuumOff } from '../db/warnIfAutovacuumOff.js';
+import { loadConfig } from '../engine/loadConfig.js';
+import { BACKGROUND_ROLES, type BackgroundRole } from '../engine/startRoles.js';
 import { ApiKeys, devToken } from '../http/apiKeys.js';
 import { buildServer } from '../http/buildServer.js';
 import { ADMIN_TOKEN_FILE, storedToken } from '../http/storedToken.js';
 import type { AnyCodeOperation } from '../library/defineOperation.js';
-import { BACKGROUND_ROLES, type BackgroundRole } from '../library/startRoles.js';
 import { createLogger, type LogFormat, logFormat } from '../observability/createLogger.js';
-import { checkServiceEnv } from './checkServiceEnv.js';
+import { checkServiceEnv, type ServiceSettings } from './checkServiceEnv.js';
 import { StartupError } from './StartupError.js';
 
 export { StartupError };
@@ -56,6 +57,71 @@ export interface RunningService {
 /** Requests still open this long after shutdown began (long-polls) are cut. */
 const HTTP_DRAIN_MS = 5_000;
 
+/** How clients and operators authenticate: configured tokens, or generated ones beside the embedded database. */
+async function serviceCredentials(
+  settings: ServiceSettings,
+  databaseUrl: string | undefined,
+  home: string,
+): Promise<{
+  apiKeys: ApiKeys;
+  devToken: string | undefined;
+  adminToken: string | undefined;
+  adminTokenFile: string | undefined;
+}> {
+  let token: string | undefined;
+  let apiKeys: ApiKeys;
+  if (settings.apiKeys) {
+    apiKeys = settings.apiKeys;
+  } else if (databaseUrl) {
+    throw new StartupError(
+      'ONEJOB_API_KEYS is not set. With an external DATABASE_URL onejob will not invent credentials: ' +
+        'set ONEJOB_API_KEYS=token=ownerId[,token=ownerId].',
+    );
+  } else {
+    token = (await devToken(join(home, 'api-key'))).token;
+    apiKeys = new ApiKeys([[token, 'dev']]);
+  }
+  // With the embedded default an operator needs no setting to act either: the admin token
+  // is generated once and kept beside the development token. A set ONEJOB_ADMIN_TOKEN wins.
+  let adminToken = settings.adminToken;
+  let adminTokenFile: string | undefined;
+  if (!adminToken && !databaseUrl) {
+    adminTokenFile = join(home, ADMIN_TOKEN_FILE);
+    adminToken = (await storedToken(adminTokenFile, 'oj_admin_')).token;
+  }
+  return { apiKeys, devToken: token, adminToken, adminTokenFile };
+}
+
+/** DATABASE_URL, or the embedded PostgreSQL without it; migrated either way. */
+async function serviceDatabase(
+  env: NodeJS.ProcessEnv,
+  config: OnejobConfig,
+  home: string,
+  logger: Logger,
+): Promise<{ connectionString: string; embedded: EmbeddedDatabase | undefined }> {
+  let embedded: EmbeddedDatabase | undefined;
+  let connectionString = env.DATABASE_URL;
+  if (!connectionString) {
+    try {
+      embedded = await startEmbedded(home, {
+        log: (msg) => logger.info(msg),
+        command: 'onejob serve',
+        exclusive: true,
+      });
+    } catch (error) {
+      if (error instanceof EmbeddedInUseError) throw new StartupError(error.message);
+      throw error;
+    }
+    connectionString = embedded.connectionString;
+  }
+  // An undeclared transaction pooler is refused now rather than failing at random later.
+  const pooler = poolerSettings(config.database, env);
+  if (!embedded) await refuseUndeclaredPooler(pooler, connectionString);
+  const migration = await migrate(migrationUrl(pooler, connectionString));
+  if (migration.applied.length) logger.info({ applied: migration.applied }, 'migrations applied');
+  return { connectionString, embedded };
+}
+
 /**
  * Starts onejob as a service: database (external or embedded), migrations, the engine,
  * and the requested roles. `onejob serve` and the tests both start it this way.
@@ -74,49 +140,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const settings = checkServiceEnv(env, (message) => logger.warn(message));
   const config = await loadConfig(options.configPath ?? env.ONEJOB_CONFIG, env);
 
-  let embedded: EmbeddedDatabase | undefined;
-  let connectionString = env.DATABASE_URL;
-  let token: string | undefined;
-  let apiKeys: ApiKeys;
-  if (settings.apiKeys) {
-    apiKeys = settings.apiKeys;
-  } else if (connectionString) {
-    throw new StartupError(
-      'ONEJOB_API_KEYS is not set. With an external DATABASE_URL onejob will not invent credentials: ' +
-        'set ONEJOB_API_KEYS=token=ownerId[,token=ownerId].',
-    );
-  } else {
-    token = (await devToken(join(home, 'api-key'))).token;
-    apiKeys = new ApiKeys([[token, 'dev']]);
-  }
-  // With the embedded default an operator needs no setting to act either: the admin token
-  // is generated once and kept beside the development token. A set ONEJOB_ADMIN_TOKEN wins.
-  let adminToken = settings.adminToken;
-  let adminTokenFile: string | undefined;
-  if (!adminToken && !connectionString) {
-    adminTokenFile = join(home, ADMIN_TOKEN_FILE);
-    adminToken = (await storedToken(adminTokenFile, 'oj_admin_')).token;
-  }
-  if (!connectionString) {
-    try {
-      embedded = await startEmbedded(home, {
-        log: (msg) => logger.info(msg),
-        command: 'onejob serve',
-        exclusive: true,
-      });
-    } catch (error) {
-      if (error instanceof EmbeddedInUseError) throw new StartupError(error.message);
-      throw error;
-    }
-    connectionString = embedded.connectionString;
-  }
-
-  // An undeclared transaction pooler is refused now rather than failing at random later.
-  const pooler = poolerSettings(config.database, env);
-  if (!embedded) await refuseUndeclaredPooler(pooler, connectionString);
-  const migration = await migrate(migrationUrl(pooler, connectionString));
-  if (migration.applied.length) logger.info({ applied: migration.applied }, 'migrations applied');
-
+  const credentials = await serviceCredentials(settings, env.DATABASE_URL, home);
+  const { connectionString, embedded } = await serviceDatabase(env, config, home, logger);
   // The same engine a library user creates; the service only adds HTTP and the process around it.
   const onejob: Onejob = createOnejob({
     connectionString,
@@ -132,8 +157,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     await warnIfAutovacuumOff(onejob.pool, logger);
     if (roles.includes('api')) {
       app = await buildServer(onejob, {
-        apiKeys,
-        adminToken,
+        apiKeys: credentials.apiKeys,
+        adminToken: credentials.adminToken,
         metricsToken: settings.metricsToken,
       });
       const address = await app.listen({ port: settings.port, host: settings.host });
@@ -167,8 +192,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     url,
     connectionString,
     embedded,
-    devToken: token,
-    adminTokenFile,
+    devToken: credentials.devToken,
+    adminTokenFile: credentials.adminTokenFile,
     stop: (progress = () => {}) => {
       stopping ??= (async () => {
         const began = Date.now();

@@ -6,7 +6,7 @@ import { callDeadlineMs } from '../../src/compat/callDeadline.js';
 import { normalizeAnthropicRequest } from '../../src/compat/normalizeAnthropicRequest.js';
 import { normalizeOpenAiRequest } from '../../src/compat/normalizeOpenAiRequest.js';
 import { streamPieces } from '../../src/compat/streamPieces.js';
-import { validateConfig } from '../../src/config/loadConfig.js';
+import { validateConfig } from '../../src/engine/loadConfig.js';
 import { isOnejobError } from '../../src/errors/OnejobError.js';
 
 function refusedParam(fn: () => unknown): string | undefined {

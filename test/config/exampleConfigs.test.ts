@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/loadConfig.js';
 import type { OnejobConfig } from '../../src/config/types.js';
+import { ConfigError, loadConfig } from '../../src/engine/loadConfig.js';
 import { inboxSources } from '../../src/inbox/inboxSources.js';
 import { createPublishers } from '../../src/outbox/publishers/createPublishers.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
-import { ConfigError, validateConfig } from '../../src/config/loadConfig.js';
+import { validateConfigWith } from '../../src/config/loadConfig.js';
+import { ConfigError, configChecks, validateConfig } from '../../src/engine/loadConfig.js';
 import { spawnOnejob } from '../helpers/spawnOnejob.js';
 
 const base = () => structuredClone(defaultConfig) as unknown as Record<string, any>;
@@ -99,6 +100,29 @@ describe('configuration', () => {
     });
     expect(error.path).toBe('/providers/gpt/apiKeyEnv');
     expect(error.message).toMatch(/GPT_KEY/);
+  });
+
+  it('the config module checks shape and references; what a setting means comes only from the checks passed in', () => {
+    const config = base();
+    config.providers.gpt = {
+      kind: 'openai-compatible',
+      baseUrl: 'http://127.0.0.1:1/v1',
+      model: 'gpt-4o-mini',
+      apiKeyEnv: 'GPT_KEY',
+    };
+    delete config.operations.summarize.prompt;
+    expect(() => validateConfigWith([], config, 'test', {})).not.toThrow();
+    let refused: unknown;
+    try {
+      validateConfigWith(configChecks, config, 'test', {});
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as ConfigError).problems.map((p) => p.path)).toEqual([
+      '/operations/summarize/prompt',
+      '/providers/gpt/apiKeyEnv',
+    ]);
   });
 
   it('a file with three typos is refused once, naming each bad key by its JSON pointer', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/ConfigError.js';
-import { validateConfig } from '../../src/config/loadConfig.js';
 import { migrationUrl } from '../../src/db/migrationUrl.js';
 import { DATABASE_DEFAULTS, poolerSettings } from '../../src/db/poolerSettings.js';
+import { validateConfig } from '../../src/engine/loadConfig.js';
 import { isOnejobError } from '../../src/errors/OnejobError.js';
 
 const POOLED = 'postgres://u@pooler:6432/app';

@@ -1,9 +1,9 @@
 // Starts the real HTTP service in-process on a loopback port, against a fresh database.
 import type { FastifyInstance } from 'fastify';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
-import { validateConfig } from '../../src/config/loadConfig.js';
 import type { OnejobConfig } from '../../src/config/types.js';
 import { createOnejob, type Onejob } from '../../src/createOnejob.js';
+import { validateConfig } from '../../src/engine/loadConfig.js';
 import { ApiKeys } from '../../src/http/apiKeys.js';
 import { buildServer } from '../../src/http/buildServer.js';
 import { createLogger } from '../../src/observability/createLogger.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
-import { validateConfig } from '../../src/config/loadConfig.js';
 import { createOnejob, type Onejob } from '../../src/createOnejob.js';
+import { validateConfig } from '../../src/engine/loadConfig.js';
 import { ApiKeys } from '../../src/http/apiKeys.js';
 import { buildServer } from '../../src/http/buildServer.js';
 import { createLogger } from '../../src/observability/createLogger.js';

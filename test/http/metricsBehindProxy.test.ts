@@ -2,8 +2,8 @@
 // the same host connects from loopback for anyone, so a forwarded request is refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
-import { validateConfig } from '../../src/config/loadConfig.js';
 import { createOnejob, type Onejob } from '../../src/createOnejob.js';
+import { validateConfig } from '../../src/engine/loadConfig.js';
 import { ApiKeys } from '../../src/http/apiKeys.js';
 import { buildServer } from '../../src/http/buildServer.js';
 import { createLogger } from '../../src/observability/createLogger.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
-import { ConfigError, validateConfig } from '../../src/config/loadConfig.js';
 import type { InboxSourceConfig, OnejobConfig } from '../../src/config/types.js';
+import { ConfigError, validateConfig } from '../../src/engine/loadConfig.js';
 import { resolvePointer } from '../../src/inbox/eventIdOf.js';
 import { inboxSources } from '../../src/inbox/inboxSources.js';
 import { registerSignatureScheme } from '../../src/inbox/signatureSchemes.js';

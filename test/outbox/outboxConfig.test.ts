@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
-import { ConfigError, validateConfig } from '../../src/config/loadConfig.js';
+import { ConfigError, validateConfig } from '../../src/engine/loadConfig.js';
 import { retryDelayMs } from '../../src/outbox/outboxSettings.js';
 
 const withOutbox = (outbox: unknown) => ({ ...structuredClone(defaultConfig), outbox });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
-import { ConfigError, validateConfig } from '../../src/config/loadConfig.js';
+import { ConfigError, validateConfig } from '../../src/engine/loadConfig.js';
 import { spawnOnejob } from '../helpers/spawnOnejob.js';
 
 type Loose = Record<string, any>;

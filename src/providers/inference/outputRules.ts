@@ -1,6 +1,7 @@
 // Business rules on an inference result, beyond what its JSON Schema says. Each rule
 // names one value by JSON pointer and states constraints on it; a result passes when
-// every rule holds. Deliberately small: no expressions, no cross-field logic.
+// every rule holds. Deliberately small: no expressions, no cross-field logic. Their shape
+// is src/config/outputRuleSchema.ts; ruleProblems adds what a schema cannot say.
 
 export interface OutputRule {
   /** JSON pointer (RFC 6901) into the parsed output, e.g. `/summary`, `/items/0/score`. */
@@ -30,28 +31,6 @@ export interface RuleViolation {
   rule: string;
   message: string;
 }
-
-/** JSON Schema of one rule, used by the config validator so a bad rule refuses to start. */
-export const outputRuleSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['path'],
-  minProperties: 2,
-  properties: {
-    path: { type: 'string', pattern: '^(/.*)?$' },
-    required: { type: 'boolean' },
-    minLength: { type: 'integer', minimum: 0 },
-    maxLength: { type: 'integer', minimum: 0 },
-    min: { type: 'number' },
-    max: { type: 'number' },
-    in: { type: 'array', minItems: 1 },
-    notIn: { type: 'array', minItems: 1 },
-    matches: { type: 'string' },
-    notMatches: { type: 'string' },
-    flags: { type: 'string', pattern: '^[imsu]*$' },
-    message: { type: 'string' },
-  },
-} as const;
 
 /** Resolves a JSON pointer; `found: false` when any step is missing. */
 export function resolvePointer(doc: unknown, pointer: string): { found: boolean; value?: unknown } {

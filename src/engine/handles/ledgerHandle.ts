@@ -1,20 +1,20 @@
 // onejob.ledger: the append-only ledger, every call able to join your transaction. Every
 // method takes one request object naming its owner, and `{ tx }` as its second argument.
-import type { Queryable } from '../db/createPool.js';
-import type { TxOption } from '../engine/engineDeps.js';
-import type { TransferRequest } from '../ledger/checkTransferRequest.js';
-import { type CreateTransferResult, createTransfer } from '../ledger/createTransfer.js';
-import type { TransferBatcher } from '../ledger/createTransferBatcher.js';
-import { type Balance, getBalance } from '../ledger/getBalance.js';
-import { getTransfer } from '../ledger/getTransfer.js';
-import { type AccountPage, type ListAccountsQuery, listAccounts } from '../ledger/listAccounts.js';
-import { type EntryPage, type ListEntriesQuery, listEntries } from '../ledger/listEntries.js';
+import type { Queryable } from '../../db/createPool.js';
+import type { TransferRequest } from '../../ledger/checkTransferRequest.js';
+import { type CreateTransferResult, createTransfer } from '../../ledger/createTransfer.js';
+import type { TransferBatcher } from '../../ledger/createTransferBatcher.js';
+import { type Balance, getBalance } from '../../ledger/getBalance.js';
+import { getTransfer } from '../../ledger/getTransfer.js';
+import { type AccountPage, type ListAccountsQuery, listAccounts } from '../../ledger/listAccounts.js';
+import { type EntryPage, type ListEntriesQuery, listEntries } from '../../ledger/listEntries.js';
 import {
   type ReverseTransferRequest,
   type ReverseTransferResult,
   reverseTransfer,
-} from '../ledger/reverseTransfer.js';
-import type { TransferView } from '../ledger/transferView.js';
+} from '../../ledger/reverseTransfer.js';
+import type { TransferView } from '../../ledger/transferView.js';
+import type { TxOption } from '../engineDeps.js';
 
 /** One owner's transfer, by the id the client chose. */
 export interface GetTransferRequest {
@@ -50,7 +50,11 @@ export interface LedgerHandle {
  * Without `{ tx }`, transfers go through `transfers` (group commit) when given; with it,
  * the caller's transaction decides, so the transfer is written there alone.
  */
-export function createLedgerHandle(pool: Queryable, transfers?: TransferBatcher): LedgerHandle {
+export function createLedgerHandle(deps: {
+  pool: Queryable;
+  transferBatcher?: TransferBatcher;
+}): LedgerHandle {
+  const { pool, transferBatcher: transfers } = deps;
   return {
     createTransfer: (req, o) =>
       o?.tx || !transfers ? createTransfer(o?.tx ?? pool, req) : transfers.create(req),

@@ -2,9 +2,9 @@
 // format, and only a pure model may hedge. Shape errors are the schema's; these are the
 // links between parts the schema cannot see.
 import { Ajv } from 'ajv';
+import { ConfigError } from '../config/ConfigError.js';
+import type { OnejobConfig } from '../config/types.js';
 import { type OutputRule, ruleProblems } from '../providers/inference/outputRules.js';
-import { ConfigError } from './ConfigError.js';
-import type { OnejobConfig } from './types.js';
 
 /** Provider kinds a compat model can send a chat request to. */
 export const COMPAT_PROVIDER_KINDS: readonly string[] = ['openai-compatible', 'anthropic'];

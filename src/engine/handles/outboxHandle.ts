@@ -1,22 +1,23 @@
 // onejob.outbox: your own events through the same outbox as onejob's, the exactly-once
 // consumer helper, and the operator reads the HTTP layer serves.
-import type { Queryable } from '../db/createPool.js';
-import type { TxOption } from '../engine/engineDeps.js';
-import { type ConsumeOnceResult, consumeOnce, pruneConsumerInbox } from '../outbox/consumeOnce.js';
+import type { Queryable } from '../../db/createPool.js';
+import { afterPublish, applyAfterWrite } from '../../events/afterWrite.js';
+import { type ConsumeOnceResult, consumeOnce, pruneConsumerInbox } from '../../outbox/consumeOnce.js';
 import {
   type DeadLetterPage,
   type DeadLetterQuery,
   listDeadLetters,
   replayDeadLetter,
-} from '../outbox/deadLetters.js';
+} from '../../outbox/deadLetters.js';
 import {
   type BacklogQuery,
   type DeliveryStateCount,
   outboxBacklog,
   outboxDeliveryStates,
   type PublisherBacklog,
-} from '../outbox/outboxBacklog.js';
-import { type PublishEventInput, type PublishEventResult, publishEvent } from '../outbox/publishEvent.js';
+} from '../../outbox/outboxBacklog.js';
+import { type PublishEventInput, type PublishEventResult, publishEvent } from '../../outbox/publishEvent.js';
+import type { TxOption, WakeupSender } from '../engineDeps.js';
 
 /**
  * `onejob.outbox`: your own events through the transactional outbox, the exactly-once
@@ -57,9 +58,21 @@ export interface OutboxHandle {
   };
 }
 
-export function createOutboxHandle(pool: Queryable): OutboxHandle {
+/**
+ * `wakeups`, when given, wakes the relays after a publish that committed on its own; a
+ * publish in the caller's transaction waits for the relay's poll (or the caller's wake-up).
+ */
+export function createOutboxHandle(deps: {
+  pool: Queryable;
+  wakeups?: Pick<WakeupSender, 'outbox'>;
+}): OutboxHandle {
+  const { pool, wakeups } = deps;
   return {
-    publish: (input, o) => publishEvent(o?.tx ?? pool, input),
+    async publish(input, o) {
+      const result = await publishEvent(o?.tx ?? pool, input);
+      if (wakeups) applyAfterWrite({ wakeups }, afterPublish(result, o));
+      return result;
+    },
     consumeOnce: (tx, consumer, event, apply) => consumeOnce(tx, consumer, event, apply),
     pruneConsumed: (consumer, before) => pruneConsumerInbox(pool, consumer, before),
     backlog: (query) => outboxBacklog(pool, query),

@@ -1,13 +1,13 @@
 // onejob.inbox: signed webhooks received from your own HTTP framework, with the same
 // answers `POST /v1/inbox/{source}` gives.
-import type { OnejobConfig } from '../config/types.js';
-import type { InboxDeps } from '../engine/engineDeps.js';
-import { OnejobError } from '../errors/OnejobError.js';
-import type { DeliveryAnswer, DeliveryBatcher } from '../inbox/acceptDelivery.js';
-import { createDeliveryBatcher, type DeliveryBatcherOptions } from '../inbox/createDeliveryBatcher.js';
-import { type InboxSource, inboxSources } from '../inbox/inboxSources.js';
-import { type InboxEventView, listInboxEvents } from '../inbox/listInboxEvents.js';
-import { type RawDelivery, receiveWebhook } from '../inbox/receiveWebhook.js';
+import type { OnejobConfig } from '../../config/types.js';
+import { OnejobError } from '../../errors/OnejobError.js';
+import type { DeliveryAnswer, DeliveryBatcher } from '../../inbox/acceptDelivery.js';
+import { createDeliveryBatcher, type DeliveryBatcherOptions } from '../../inbox/createDeliveryBatcher.js';
+import { type InboxSource, inboxSources } from '../../inbox/inboxSources.js';
+import { type InboxEventView, listInboxEvents } from '../../inbox/listInboxEvents.js';
+import { type RawDelivery, receiveWebhook } from '../../inbox/receiveWebhook.js';
+import type { InboxDeps } from '../engineDeps.js';
 
 /**
  * `onejob.inbox`: signed webhooks received through your own HTTP framework.
@@ -35,17 +35,20 @@ export interface InboxHandle {
   }): Promise<InboxEventView[]>;
 }
 
-export function createInboxHandle(
-  getOnejob: () => InboxDeps,
-  config: OnejobConfig,
-  env: NodeJS.ProcessEnv = process.env,
-  batching?: DeliveryBatcherOptions,
-): InboxHandle {
+/** Acceptance's dependencies, the config and env the sources are built from, and the group commit's options. */
+export type InboxHandleDeps = InboxDeps & {
+  readonly config: OnejobConfig;
+  readonly env?: NodeJS.ProcessEnv | undefined;
+  /** Deliveries share commits (group commit) unless this is left out. */
+  readonly batching?: DeliveryBatcherOptions;
+};
+
+export function createInboxHandle(deps: InboxHandleDeps): InboxHandle {
+  const { config, env = process.env, batching } = deps;
   let built: Map<string, InboxSource> | undefined;
-  // Deliveries share commits (group commit) unless `batching` is left out.
   let batcher: DeliveryBatcher | undefined;
   const deliveries = () => {
-    if (batching) batcher ??= createDeliveryBatcher(getOnejob(), batching);
+    if (batching) batcher ??= createDeliveryBatcher(deps, batching);
     return batcher;
   };
   const sources = () => {
@@ -57,21 +60,20 @@ export function createInboxHandle(
     async receive(name, delivery) {
       const source = sources().get(name);
       if (!source) throw new OnejobError('source_unknown', `No inbox source is configured as "${name}".`);
-      const onejob = getOnejob();
       let answer: DeliveryAnswer & { eventId: string };
       try {
-        answer = await receiveWebhook(onejob, source, delivery, new Date(), deliveries());
+        answer = await receiveWebhook(deps, source, delivery, new Date(), deliveries());
       } catch (error) {
         const outcome = error instanceof OnejobError ? error.code : 'error';
-        onejob.metrics.inboxDeliveries.inc({ source: source.name, outcome });
+        deps.metrics.inboxDeliveries.inc({ source: source.name, outcome });
         throw error;
       }
-      onejob.metrics.inboxDeliveries.inc({
+      deps.metrics.inboxDeliveries.inc({
         source: source.name,
         outcome: answer.replayed ? 'replayed' : 'accepted',
       });
       return answer;
     },
-    list: (query) => listInboxEvents(getOnejob().pool, query),
+    list: (query) => listInboxEvents(deps.pool, query),
   };
 }

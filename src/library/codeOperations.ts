@@ -1,26 +1,20 @@
-// Puts code operations into an engine: each becomes an Operation in the registry (so
-// intake validates its input like any configured operation) and each of its provider
-// names a code Provider (so the worker runs it like any other attempt).
+// Turns code operations into what the engine is built from, before it is built: each
+// becomes an Operation (so intake validates its input like any configured operation) and
+// each of its provider names a code Provider (so the worker runs it like any other attempt).
 import type { Logger } from 'pino';
 import type { OnejobConfig, OperationConfig } from '../config/types.js';
 import type { Queryable } from '../db/createPool.js';
-import {
-  type Operation,
-  type OperationRegistry,
-  operationFromConfig,
-} from '../operations/operationRegistry.js';
-import type { ProviderRegistry } from '../providers/createProviders.js';
+import { type Operation, operationFromConfig } from '../operations/operationRegistry.js';
+import type { Provider } from '../providers/types.js';
 import { createAttemptWatch } from './attemptWatch.js';
 import { CODE_PROVIDER_KIND, createCodeProvider } from './codeProvider.js';
 import type { AnyCodeOperation } from './defineOperation.js';
 
-export interface CodeOperationHost {
-  pool: Queryable;
-  config: OnejobConfig;
-  operations: OperationRegistry;
-  providers: ProviderRegistry;
-  logger: Logger;
-  onClose(fn: () => void): void;
+/** The code operations' parts: their operations, their providers, and what close() stops. */
+export interface CodeOperationParts {
+  readonly operations: readonly Operation[];
+  readonly providers: readonly Provider[];
+  close(): void;
 }
 
 /** The engine's view of a code operation; `config` stays undefined (there is no config entry). */
@@ -41,21 +35,21 @@ export function operationFromCode(op: AnyCodeOperation): Operation {
   return { ...base, kind: CODE_PROVIDER_KIND, config: undefined };
 }
 
-export function registerCodeOperations(
-  host: CodeOperationHost,
+/** Refuses a name defined twice, in code or in code and in the config; groups operations by provider. */
+function operationsByProvider(
+  config: OnejobConfig,
   codeOperations: readonly AnyCodeOperation[],
-): void {
-  if (codeOperations.length === 0) return;
+): Map<string, Map<string, AnyCodeOperation>> {
   const byProvider = new Map<string, Map<string, AnyCodeOperation>>();
   const seen = new Set<string>();
   for (const op of codeOperations) {
-    if (seen.has(op.name) || host.operations.get(op.name))
+    if (seen.has(op.name) || config.operations[op.name])
       throw new TypeError(
         `createOnejob: operation "${op.name}" is defined twice (in code, or in code and in the config)`,
       );
     seen.add(op.name);
     for (const provider of op.definition.providers ?? [op.name]) {
-      if (host.config.providers[provider])
+      if (config.providers[provider])
         throw new TypeError(
           `createOnejob: code operation "${op.name}" names provider "${provider}", which the config already defines`,
         );
@@ -64,11 +58,22 @@ export function registerCodeOperations(
       byProvider.set(provider, ops);
     }
   }
-  const log = host.logger.child({ component: 'code-operations' });
-  const watch = createAttemptWatch(host.pool, (error) =>
+  return byProvider;
+}
+
+export function codeOperationParts(
+  deps: { pool: Queryable; config: OnejobConfig; logger: Logger },
+  codeOperations: readonly AnyCodeOperation[],
+): CodeOperationParts {
+  if (codeOperations.length === 0) return { operations: [], providers: [], close: () => undefined };
+  const byProvider = operationsByProvider(deps.config, codeOperations);
+  const log = deps.logger.child({ component: 'code-operations' });
+  const watch = createAttemptWatch(deps.pool, (error) =>
     log.warn({ err: error }, 'watching code attempts failed'),
   );
-  host.onClose(() => watch.close());
-  for (const op of codeOperations) host.operations.add(operationFromCode(op));
-  for (const [provider, ops] of byProvider) host.providers.set(createCodeProvider(provider, ops, watch, log));
+  return {
+    operations: codeOperations.map(operationFromCode),
+    providers: [...byProvider].map(([provider, ops]) => createCodeProvider(provider, ops, watch, log)),
+    close: () => watch.close(),
+  };
 }

@@ -1,10 +1,11 @@
 // The background roles of an engine (worker, relay), started and stopped as a group:
 // `onejob.start()` in a library, `onejob serve --role` in the service.
-import type { AttemptsHandle } from '../attempts/attemptsHandle.js';
+
 import type { WorkerOptions } from '../attempts/worker.js';
-import type { RelayDeps } from '../engine/engineDeps.js';
 import { startCostPoster } from '../ledger/postPendingAttemptCosts.js';
 import { type Relay, type RelayOptions, startRelay } from '../outbox/startRelay.js';
+import type { RelayDeps } from './engineDeps.js';
+import type { AttemptsHandle } from './handles/attemptsHandle.js';
 
 /**
  * A role `onejob.start()` can run in this process: `worker` runs attempts, `relay` publishes outbox events.

@@ -1,15 +1,16 @@
 // The attempt engine as the library exposes it (onejob.attempts): the same operations
 // the HTTP routes call, so the HTTP layer holds no logic of its own.
-import type { WorkerDeps } from '../engine/engineDeps.js';
-import { getJob } from '../jobs/getJob.js';
-import type { AttemptView, JobView } from '../jobs/jobView.js';
-import { abandonAttempt } from './abandonAttempt.js';
-import { applyAfterCommit } from './afterCommit.js';
-import { attemptView } from './attemptRow.js';
-import { cancelJob } from './cancelJob.js';
-import { providerForAttempt, requestedProvider } from './chooseProvider.js';
-import { startAttempt } from './startAttempt.js';
-import { startWorker, WORKER_DEFAULTS, type Worker, type WorkerOptions } from './worker.js';
+
+import { abandonAttempt } from '../../attempts/abandonAttempt.js';
+import { applyAfterCommit } from '../../attempts/afterCommit.js';
+import { attemptView } from '../../attempts/attemptRow.js';
+import { cancelJob } from '../../attempts/cancelJob.js';
+import { providerForAttempt, requestedProvider } from '../../attempts/chooseProvider.js';
+import { startAttempt } from '../../attempts/startAttempt.js';
+import { startWorker, WORKER_DEFAULTS, type Worker, type WorkerOptions } from '../../attempts/worker.js';
+import { getJob } from '../../jobs/getJob.js';
+import type { AttemptView, JobView } from '../../jobs/jobView.js';
+import type { WorkerDeps } from '../engineDeps.js';
 
 /**
  * `onejob.attempts`: the fallback button, giving up on an unknown attempt, cancelling, and the worker.
@@ -33,45 +34,41 @@ export interface AttemptsHandle {
   startWorker(options?: WorkerOptions): Worker;
 }
 
-/** What the attempts handle needs of the engine: the worker's dependencies, and close() to stop its workers. */
+/** What the attempts handle needs: the worker's dependencies, and close() to stop its workers. */
 export type AttemptsDeps = WorkerDeps & { onClose(fn: () => Promise<void> | void): void };
 
-export function createAttemptsHandle(getOnejob: () => AttemptsDeps): AttemptsHandle {
+export function createAttemptsHandle(deps: AttemptsDeps): AttemptsHandle {
   const workers = new Set<Worker>();
   return {
     async start(ownerId, jobId, options = {}) {
-      const onejob = getOnejob();
-      const { attempt } = await startAttempt(onejob.pool, onejob.operations, {
+      const { attempt } = await startAttempt(deps.pool, deps.operations, {
         jobId,
         ownerId,
         origin: 'manual',
         provider: (job, operation) =>
           options.provider !== undefined
-            ? requestedProvider(onejob, operation, options.provider)
-            : providerForAttempt(onejob, operation, job.attempt_count + 1),
+            ? requestedProvider(deps, operation, options.provider)
+            : providerForAttempt(deps, operation, job.attempt_count + 1),
         leaseOwner: null,
-        leaseMs: onejob.config.worker?.leaseMs ?? WORKER_DEFAULTS.leaseMs,
+        leaseMs: deps.config.worker?.leaseMs ?? WORKER_DEFAULTS.leaseMs,
       });
       for (const w of workers) w.wake();
       // Wakes the relay (the attempt wrote events) and whoever watches the job.
-      onejob.wakeups.jobSettled(jobId);
+      deps.wakeups.jobSettled(jobId);
       return attemptView(attempt);
     },
     async abandon(ownerId, jobId, n, reason) {
-      const onejob = getOnejob();
-      await abandonAttempt(onejob.pool, onejob.operations, { jobId, ownerId, n, reason });
-      applyAfterCommit(onejob, { jobId, outcome: 'abandoned' });
-      return getJob(onejob.pool, ownerId ?? (await ownerOfJob(onejob, jobId)), jobId);
+      await abandonAttempt(deps.pool, deps.operations, { jobId, ownerId, n, reason });
+      applyAfterCommit(deps, { jobId, outcome: 'abandoned' });
+      return getJob(deps.pool, ownerId ?? (await ownerOfJob(deps, jobId)), jobId);
     },
     async cancel(ownerId, jobId) {
-      const onejob = getOnejob();
-      await cancelJob(onejob.pool, { jobId, ownerId });
-      applyAfterCommit(onejob, { jobId });
-      return getJob(onejob.pool, ownerId ?? (await ownerOfJob(onejob, jobId)), jobId);
+      await cancelJob(deps.pool, { jobId, ownerId });
+      applyAfterCommit(deps, { jobId });
+      return getJob(deps.pool, ownerId ?? (await ownerOfJob(deps, jobId)), jobId);
     },
     startWorker(options) {
-      const onejob = getOnejob();
-      const worker = startWorker(onejob, options);
+      const worker = startWorker(deps, options);
       workers.add(worker);
       const stop = worker.stop;
       const tracked: Worker = {
@@ -82,14 +79,14 @@ export function createAttemptsHandle(getOnejob: () => AttemptsDeps): AttemptsHan
           await stop();
         },
       };
-      onejob.onClose(() => tracked.stop());
+      deps.onClose(() => tracked.stop());
       return tracked;
     },
   };
 }
 
-async function ownerOfJob(onejob: Pick<WorkerDeps, 'pool'>, jobId: string): Promise<string> {
-  const { rows } = await onejob.pool.query<{ owner_id: string }>(
+async function ownerOfJob(deps: Pick<WorkerDeps, 'pool'>, jobId: string): Promise<string> {
+  const { rows } = await deps.pool.query<{ owner_id: string }>(
     'SELECT owner_id FROM onejob.jobs WHERE id = $1',
     [jobId],
   );
