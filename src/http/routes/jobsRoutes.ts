@@ -8,9 +8,10 @@ import { rateLimited } from '../authenticate.js';
 import type { TokenBuckets } from '../limits/TokenBuckets.js';
 import type { WaitSlots } from '../limits/WaitSlots.js';
 import { ownerOf, traceparentOf } from '../requestContext.js';
-import { problemResponse } from '../schemas.js';
+import { jobPageSchema } from '../../contract/index.js';
+import { answer, answerRef, problemResponse } from '../schemas.js';
 
-const jobResponse = (description: string) => ({ description, $ref: 'Job#' });
+const jobResponse = (description: string) => answerRef(description, 'Job');
 
 export interface JobsRoutesOptions {
   onejob: Onejob;
@@ -158,15 +159,7 @@ export async function jobsRoutes(
           },
         },
         response: {
-          200: {
-            description: 'One page of jobs',
-            type: 'object',
-            required: ['items', 'nextCursor'],
-            properties: {
-              items: { type: 'array', items: { $ref: 'Job#' } },
-              nextCursor: { type: ['string', 'null'] },
-            },
-          },
+          200: answer('One page of jobs', jobPageSchema),
           429: problemResponse("The owner's concurrent job lists are at http.maxListsPerOwner"),
         },
       },
