@@ -36,4 +36,35 @@ export type { RetryInfo, RetryOptions } from './retryPolicy.js';
 export { SETTLED_STATES } from './types.js';
 export { ATTEMPT_STATES, isAttemptState } from '../vocabulary/attemptStates.js';
 export { JOB_STATES, isJobState, SETTLED_JOB_STATES } from '../vocabulary/jobStates.js';
-export type { Attempt, AttemptState, Job, JobPage, JobState, ListJobsQuery, Problem } from './types.js';
+export type {
+  AccountBalance,
+  AccountPage,
+  Attempt,
+  AttemptState,
+  Backlog,
+  Balance,
+  CheckResult,
+  DeadLetter,
+  DeadLetterPage,
+  Entry,
+  EntryPage,
+  FixtureReport,
+  InboxAnswer,
+  InboxEvent,
+  InboxEventList,
+  Job,
+  JobDelivery,
+  JobEvent,
+  JobPage,
+  JobState,
+  ListJobsQuery,
+  Problem,
+  ProviderList,
+  ProviderOperationStatus,
+  ProviderStatus,
+  PublisherBacklog,
+  Replayed,
+  Transfer,
+  VerificationReport,
+  VerificationStatus,
+} from './types.js';

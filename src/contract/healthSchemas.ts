@@ -18,5 +18,7 @@ export const readinessSchema = {
   additionalProperties: false,
 } as const;
 
+/** What GET /healthz answers: the process is up. */
 export type Health = FromSchema<typeof healthSchema>;
+/** What GET /readyz answers: the database is reachable and migrated to `migration`. */
 export type Readiness = FromSchema<typeof readinessSchema>;

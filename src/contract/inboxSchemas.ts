@@ -55,4 +55,5 @@ export const inboxEventListSchema = {
 export type InboxAnswer = FromSchema<typeof inboxAnswerSchema>;
 /** One recorded webhook event. */
 export type InboxEvent = FromSchema<typeof inboxEventSchema>;
+/** What GET /v1/inbox-events answers: one row per recorded event, newest first. */
 export type InboxEventList = FromSchema<typeof inboxEventListSchema>;

@@ -4,6 +4,9 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { ATTEMPT_STATES } from '../vocabulary/attemptStates.js';
 import { JOB_STATES } from '../vocabulary/jobStates.js';
 
+export type { AttemptState } from '../vocabulary/attemptStates.js';
+export type { JobState } from '../vocabulary/jobStates.js';
+
 const timestamp = { type: 'string', format: 'date-time' } as const;
 
 export const attemptSchema = {
@@ -137,7 +140,6 @@ export const jobDeliveryListSchema = {
 
 /** One attempt of a job, as the HTTP API returns it. */
 export type Attempt = FromSchema<typeof attemptSchema>;
-export type AttemptState = Attempt['state'];
 
 type JobOnWire = FromSchema<typeof jobSchema, { references: [typeof attemptSchema] }>;
 
@@ -146,7 +148,6 @@ export type Job<I = Record<string, unknown>, R = unknown> = Omit<JobOnWire, 'inp
   input: I;
   result: R | null;
 };
-export type JobState = Job['state'];
 
 /** A page of the job list; pass `nextCursor` back as `cursor` for the next one. */
 export type JobPage = FromSchema<

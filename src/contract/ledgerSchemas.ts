@@ -134,7 +134,9 @@ export type Transfer = FromSchema<typeof transferSchema>;
 export type Balance = FromSchema<typeof balanceSchema>;
 /** One account of a page of accounts, with its balance as of the page's `asOf`. */
 export type AccountBalance = FromSchema<typeof accountBalanceSchema>;
+/** One page of the owner's accounts, by name, with their balances as of `asOf`; pass `nextAfter` as `after` for the next. */
 export type AccountPage = FromSchema<typeof accountPageSchema>;
 /** One ledger entry: one side of a transfer, on one account. */
 export type Entry = FromSchema<typeof entrySchema>;
+/** A page of an account's entries as of an instant; pass `nextCursor` back as `cursor`. */
 export type EntryPage = FromSchema<typeof entryPageSchema>;

@@ -100,9 +100,13 @@ export const replayedSchema = {
   additionalProperties: false,
 } as const;
 
+/** One publisher's backlog: deliveries still to make and the age of the oldest. */
 export type PublisherBacklog = FromSchema<typeof publisherBacklogSchema>;
+/** What GET /v1/outbox/backlog answers: one entry per registered publisher. */
 export type Backlog = FromSchema<typeof backlogSchema>;
+/** An event a publisher gave up on after `maxDeliveries` refused tries, until it is replayed. */
 export type DeadLetter = FromSchema<typeof deadLetterSchema>;
 /** A page of dead letters; pass `nextCursor` back as `cursor` for the next one. */
 export type DeadLetterPage = FromSchema<typeof deadLetterPageSchema>;
+/** What replaying a dead letter answers: the deliveries now pending again. */
 export type Replayed = FromSchema<typeof replayedSchema>;

@@ -117,13 +117,19 @@ export const verificationReportSchema = {
   additionalProperties: false,
 } as const;
 
+/** One provider's role and verification status for one operation it serves. */
 export type ProviderOperationStatus = FromSchema<typeof providerOperationSchema>;
+/** verified: the latest verification under the current contract passed; failed: it did not; stale: only earlier contracts were verified; never: none at all. */
 export type VerificationStatus = ProviderOperationStatus['status'];
 /** A configured provider and its status for every operation it serves. */
 export type ProviderStatus = FromSchema<typeof providerStatusSchema>;
+/** What GET /v1/providers answers: each provider with its status per operation. */
 export type ProviderList = FromSchema<typeof providerListSchema>;
+/** One check of one fixture in a verification report, with its evidence. */
 export type CheckResult = FromSchema<typeof checkResultSchema>;
+/** The checks a contract verification runs on each fixture. */
 export type CheckName = CheckResult['name'];
+/** The checks of one contract fixture in a verification report. */
 export type FixtureReport = VerificationReport['fixtures'][number];
 /** The result of one verification run of a provider against an operation's contract. */
 export type VerificationReport = FromSchema<typeof verificationReportSchema>;
