@@ -37,10 +37,14 @@ function idempotencyKeyOf(request: FastifyRequest): string {
   return parseIdempotencyKey(request.headers['idempotency-key']);
 }
 
-export async function jobsRoutes(
-  app: FastifyInstance,
-  { onejob, jobBuckets, waitSlots, listSlots, maxListBytes }: JobsRoutesOptions,
-) {
+export async function jobsRoutes(app: FastifyInstance, options: JobsRoutesOptions) {
+  createJobRoute(app, options);
+  readJobRoute(app, options);
+  listJobsRoute(app, options);
+}
+
+/** POST /v1/jobs: the one job of a user intent. */
+function createJobRoute(app: FastifyInstance, { onejob, jobBuckets }: JobsRoutesOptions) {
   app.post<{ Body: { operation: string; input: Record<string, unknown> } }>(
     '/v1/jobs',
     {
@@ -103,7 +107,10 @@ export async function jobsRoutes(
       return reply.code(202).send(job);
     },
   );
+}
 
+/** GET /v1/jobs/{id}, optionally held until the job settles. */
+function readJobRoute(app: FastifyInstance, { onejob, waitSlots }: JobsRoutesOptions) {
   app.get<{ Params: { id: string }; Querystring: { waitMs?: number } }>(
     '/v1/jobs/:id',
     {
@@ -132,7 +139,10 @@ export async function jobsRoutes(
       }
     },
   );
+}
 
+/** GET /v1/jobs: the owner's jobs, a page at a time. */
+function listJobsRoute(app: FastifyInstance, { onejob, listSlots, maxListBytes }: JobsRoutesOptions) {
   app.get<{
     Querystring: {
       state?: JobState;
