@@ -6,7 +6,7 @@ import { attemptSchema, jobSchema, problemSchema } from '../contract/index.js';
 export { attemptSchema, jobSchema, problemSchema };
 
 /** A response of `schema`, documented with `description`. */
-export const answer = <S extends object>(description: string, schema: S) => ({ description, ...schema });
+export const answer = <S extends object>(description: string, schema: S) => ({ ...schema, description });
 
 /** A response of a schema registered by `$id` (Job, Attempt). */
 export const answerRef = (description: string, id: 'Job' | 'Attempt') => ({ description, $ref: `${id}#` });
