@@ -1,5 +1,5 @@
 // The onejob client: create one job per user intent and follow it, from a browser or Node.
-import { type RetryMode, type TokenSource, type Transport, createTransport } from './createTransport.js';
+import { createTransport, type RetryMode, type TokenSource, type Transport } from './createTransport.js';
 import { type RetryOptions, resolveRetry, sleep } from './retryPolicy.js';
 import {
   type Attempt,

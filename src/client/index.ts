@@ -18,7 +18,9 @@
  *
  * @module onejob/client
  */
-export { createClient } from './createClient.js';
+
+export { ATTEMPT_STATES, isAttemptState } from '../vocabulary/attemptStates.js';
+export { isJobState, JOB_STATES, SETTLED_JOB_STATES } from '../vocabulary/jobStates.js';
 export type {
   CallOptions,
   ClientOptions,
@@ -27,15 +29,13 @@ export type {
   Submitted,
   WaitOptions,
 } from './createClient.js';
+export { createClient } from './createClient.js';
 export type { RetryMode, TokenSource } from './createTransport.js';
 export { newIntentKey } from './newIntentKey.js';
-export { OnejobClientError, isOnejobClientError } from './OnejobClientError.js';
 export type { ClientErrorCode } from './OnejobClientError.js';
-export { backoffDelay, parseRetryAfter } from './retryPolicy.js';
+export { isOnejobClientError, OnejobClientError } from './OnejobClientError.js';
 export type { RetryInfo, RetryOptions } from './retryPolicy.js';
-export { SETTLED_STATES } from './types.js';
-export { ATTEMPT_STATES, isAttemptState } from '../vocabulary/attemptStates.js';
-export { JOB_STATES, isJobState, SETTLED_JOB_STATES } from '../vocabulary/jobStates.js';
+export { backoffDelay, parseRetryAfter } from './retryPolicy.js';
 export type {
   AccountBalance,
   AccountPage,
@@ -68,3 +68,4 @@ export type {
   VerificationReport,
   VerificationStatus,
 } from './types.js';
+export { SETTLED_STATES } from './types.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Onejob } from '../createOnejob.js';
 import { dashboardInboxSchema, dashboardOutboxSchema } from '../contract/index.js';
+import type { Onejob } from '../createOnejob.js';
 import { ownerOf } from '../http/requestContext.js';
 import { answer } from '../http/schemas.js';
 

@@ -10,7 +10,7 @@ import { createHmac } from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import * as client from '../../src/client/index.js';
+import type * as client from '../../src/client/index.js';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
 import type { OnejobConfig } from '../../src/config/types.js';
 import * as contract from '../../src/contract/index.js';

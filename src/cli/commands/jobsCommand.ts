@@ -1,7 +1,7 @@
 // `onejob jobs ...`: create and follow jobs against a running server, through the client SDK.
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
-import { JOB_STATES, type JobState, isJobState, newIntentKey } from '../../client/index.js';
+import { isJobState, JOB_STATES, type JobState, newIntentKey } from '../../client/index.js';
 import { cliClient, clientConfig } from '../clientConfig.js';
 import { formatTable, printJson, shortTime } from '../formatTable.js';
 import { printText } from '../terminalText.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { healthSchema, readinessSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { appliedVersion, loadMigrations } from '../../db/migrate.js';
-import { healthSchema, readinessSchema } from '../../contract/index.js';
 import { answer, problemResponse } from '../schemas.js';
 import { sendProblem } from '../sendProblem.js';
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { inboxAnswerSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { failpoint } from '../../failpoints/failpoints.js';
 import { traceparentOf } from '../requestContext.js';
-import { inboxAnswerSchema } from '../../contract/index.js';
 import { answer, problemResponse } from '../schemas.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { jobDeliveryListSchema, jobEventListSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { ownerOf } from '../requestContext.js';
-import { jobDeliveryListSchema, jobEventListSchema } from '../../contract/index.js';
 import { answer, problemResponse } from '../schemas.js';
 
 const jobParams = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;

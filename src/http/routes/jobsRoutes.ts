@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { jobPageSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { OnejobError } from '../../errors/OnejobError.js';
 import { failpoint } from '../../failpoints/failpoints.js';
@@ -8,7 +9,6 @@ import { rateLimited } from '../authenticate.js';
 import type { TokenBuckets } from '../limits/TokenBuckets.js';
 import type { WaitSlots } from '../limits/WaitSlots.js';
 import { ownerOf, traceparentOf } from '../requestContext.js';
-import { jobPageSchema } from '../../contract/index.js';
 import { answer, answerRef, problemResponse } from '../schemas.js';
 
 const jobResponse = (description: string) => answerRef(description, 'Job');

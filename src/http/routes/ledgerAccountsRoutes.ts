@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { accountPageSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { ownerOf } from '../requestContext.js';
-import { accountPageSchema } from '../../contract/index.js';
 import { answer, problemResponse } from '../schemas.js';
 
 export async function ledgerAccountsRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {

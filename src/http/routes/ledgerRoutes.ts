@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { balanceSchema, entryPageSchema, transferSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { ownerOf } from '../requestContext.js';
-import { balanceSchema, entryPageSchema, transferSchema } from '../../contract/index.js';
 import { answer, problemResponse } from '../schemas.js';
 
 const transferResponse = (description: string) => answer(description, transferSchema);

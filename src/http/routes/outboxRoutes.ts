@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Onejob } from '../../createOnejob.js';
 import { backlogSchema, deadLetterPageSchema, replayedSchema } from '../../contract/index.js';
+import type { Onejob } from '../../createOnejob.js';
 import { answer, problemResponse } from '../schemas.js';
 
 // Operator endpoints: `config: { admin: true }` makes the auth hook demand ONEJOB_ADMIN_TOKEN.

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Onejob } from '../../createOnejob.js';
 import { providerListSchema, verificationReportSchema } from '../../contract/index.js';
+import type { Onejob } from '../../createOnejob.js';
 import { answer, problemResponse } from '../schemas.js';
 
 export async function providersRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
