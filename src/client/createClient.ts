@@ -1,7 +1,15 @@
 // The onejob client: create one job per user intent and follow it, from a browser or Node.
-import { type RetryMode, type TokenSource, type Transport, createTransport } from './createTransport.js';
+import { createTransport, type RetryMode, type TokenSource, type Transport } from './createTransport.js';
 import { type RetryOptions, resolveRetry, sleep } from './retryPolicy.js';
-import { type Attempt, type Job, type JobPage, type ListJobsQuery, SETTLED_STATES } from './types.js';
+import {
+  type Attempt,
+  type Job,
+  type JobPage,
+  type ListJobsQuery,
+  type ProviderList,
+  SETTLED_STATES,
+  type VerificationReport,
+} from './types.js';
 
 /** Options of `createClient`. */
 export interface ClientOptions {
@@ -73,12 +81,14 @@ export interface OnejobClient {
     /** Starts a new attempt now (the fallback button), optionally on another provider. */
     retry(id: string, options?: CallOptions & { provider?: string }): Promise<Attempt>;
     /** Gives up on attempt `n` (unknown or running): it can never complete the job. */
-    abandon(id: string, n: number, reason: string, options?: CallOptions): Promise<unknown>;
+    abandon(id: string, n: number, reason: string, options?: CallOptions): Promise<Job>;
     cancel(id: string, options?: CallOptions): Promise<Job>;
   };
   readonly providers: {
-    list(options?: CallOptions): Promise<unknown>;
-    verify(name: string, operation: string, options?: CallOptions): Promise<unknown>;
+    /** Each provider with its contract verification status per operation. */
+    list(options?: CallOptions): Promise<ProviderList>;
+    /** Verifies that a provider honours an operation's contract (needs the admin token). */
+    verify(name: string, operation: string, options?: CallOptions): Promise<VerificationReport>;
   };
   /** Any other route, with the same auth, errors and retry rules. */
   request<T = unknown>(
@@ -118,8 +128,26 @@ export function createClient(options: ClientOptions): OnejobClient {
     retry: resolveRetry(options.retry),
     timeoutMs,
   });
-  const enc = encodeURIComponent;
+  return {
+    jobs: jobsApi(request, timeoutMs),
+    providers: providersApi(request, timeoutMs),
+    async request(method, path, o = {}) {
+      return (
+        await request(method, path, {
+          query: o.query,
+          body: o.body,
+          signal: o.signal,
+          retryMode: o.retryMode ?? (method === 'GET' ? 'always' : 'unprocessed'),
+        })
+      ).body as never;
+    },
+  };
+}
 
+const enc = encodeURIComponent;
+
+/** `client.jobs`: intake, reads, long-polls and the fallback, abandon and cancel buttons. */
+function jobsApi(request: Transport, timeoutMs: number): OnejobClient['jobs'] {
   async function submit<I extends Record<string, unknown>, R>(
     operation: string,
     input: I,
@@ -141,94 +169,67 @@ export function createClient(options: ClientOptions): OnejobClient {
     return { job: r.body, replayed: r.headers.get('idempotent-replayed') === 'true', tries: r.tries };
   }
 
-  const get = async (id: string, o: CallOptions = {}) =>
-    (await request<Job>('GET', `/v1/jobs/${enc(id)}`, { signal: o.signal })).body;
-
   const list = async (query: ListJobsQuery = {}, o: CallOptions = {}) =>
     (await request<JobPage>('GET', '/v1/jobs', { query: { ...query }, signal: o.signal })).body;
 
+  /** POST to a job's action route: sent again only when the server surely did not act. */
+  const act = async <T>(path: string, body: unknown, o: CallOptions) =>
+    (await request<T>('POST', path, { body, signal: o.signal, retryMode: 'unprocessed' })).body;
+
   return {
-    jobs: {
-      create: async <I extends Record<string, unknown>, R>(operation: string, input: I, o: CreateOptions) =>
-        (await submit<I, R>(operation, input, o)).job,
-      submit,
-      get,
-      list,
-      async *iterate(query = {}, o = {}) {
-        let cursor: string | null = null;
-        do {
-          const page: JobPage = await list({ ...query, cursor }, o);
-          yield* page.items;
-          cursor = page.nextCursor;
-        } while (cursor);
-      },
-      async wait(id, o = {}) {
-        const until = o.until ?? ((job: Job) => SETTLED_STATES.includes(job.state));
-        const deadline = Date.now() + (o.timeoutMs ?? 5 * 60_000);
-        for (;;) {
-          const left = deadline - Date.now();
-          const waitMs = Math.max(0, Math.min(left, LONG_POLL_MAX_MS));
-          const job = (
-            await request<Job>('GET', `/v1/jobs/${enc(id)}`, {
-              query: { waitMs: waitMs > 0 ? waitMs : undefined },
-              signal: o.signal,
-              // The server holds the request up to waitMs; the per-try timeout starts after that.
-              timeoutMs: waitMs + timeoutMs,
-            })
-          ).body;
-          if (until(job) || Date.now() >= deadline) return job;
-          // The server answered early without the state we wait for (e.g. a custom `until`).
-          if (SETTLED_STATES.includes(job.state))
-            await sleep(Math.min(250, Math.max(0, deadline - Date.now())), o.signal);
-        }
-      },
-      retry: async (id, o = {}) =>
-        (
-          await request<Attempt>('POST', `/v1/jobs/${enc(id)}/attempts`, {
-            body: o.provider ? { provider: o.provider } : {},
-            signal: o.signal,
-            retryMode: 'unprocessed',
-          })
-        ).body,
-      abandon: async (id, n, reason, o = {}) =>
-        (
-          await request('POST', `/v1/jobs/${enc(id)}/attempts/${n}/abandon`, {
-            body: { reason },
-            signal: o.signal,
-            retryMode: 'unprocessed',
-          })
-        ).body,
-      cancel: async (id, o = {}) =>
-        (
-          await request<Job>('POST', `/v1/jobs/${enc(id)}/cancel`, {
-            body: {},
-            signal: o.signal,
-            retryMode: 'unprocessed',
-          })
-        ).body,
+    create: async <I extends Record<string, unknown>, R>(operation: string, input: I, o: CreateOptions) =>
+      (await submit<I, R>(operation, input, o)).job,
+    submit,
+    get: async (id, o = {}) => (await request<Job>('GET', `/v1/jobs/${enc(id)}`, { signal: o.signal })).body,
+    list,
+    async *iterate(query = {}, o = {}) {
+      let cursor: string | null = null;
+      do {
+        const page: JobPage = await list({ ...query, cursor }, o);
+        yield* page.items;
+        cursor = page.nextCursor;
+      } while (cursor);
     },
-    providers: {
-      list: async (o = {}) => (await request('GET', '/v1/providers', { signal: o.signal })).body,
-      verify: async (name, operation, o = {}) =>
-        (
-          await request('POST', `/v1/providers/${enc(name)}/verify`, {
-            body: { operation },
+    async wait(id, o = {}) {
+      const until = o.until ?? ((job: Job) => SETTLED_STATES.includes(job.state));
+      const deadline = Date.now() + (o.timeoutMs ?? 5 * 60_000);
+      for (;;) {
+        const left = deadline - Date.now();
+        const waitMs = Math.max(0, Math.min(left, LONG_POLL_MAX_MS));
+        const job = (
+          await request<Job>('GET', `/v1/jobs/${enc(id)}`, {
+            query: { waitMs: waitMs > 0 ? waitMs : undefined },
             signal: o.signal,
-            retryMode: 'unprocessed',
-            // Verification calls the provider with every contract fixture: give it time.
-            timeoutMs: Math.max(timeoutMs, 120_000),
+            // The server holds the request up to waitMs; the per-try timeout starts after that.
+            timeoutMs: waitMs + timeoutMs,
           })
-        ).body,
+        ).body;
+        if (until(job) || Date.now() >= deadline) return job;
+        // The server answered early without the state we wait for (e.g. a custom `until`).
+        if (SETTLED_STATES.includes(job.state))
+          await sleep(Math.min(250, Math.max(0, deadline - Date.now())), o.signal);
+      }
     },
-    async request(method, path, o = {}) {
-      return (
-        await request(method, path, {
-          query: o.query,
-          body: o.body,
+    retry: (id, o = {}) =>
+      act<Attempt>(`/v1/jobs/${enc(id)}/attempts`, o.provider ? { provider: o.provider } : {}, o),
+    abandon: (id, n, reason, o = {}) => act<Job>(`/v1/jobs/${enc(id)}/attempts/${n}/abandon`, { reason }, o),
+    cancel: (id, o = {}) => act<Job>(`/v1/jobs/${enc(id)}/cancel`, {}, o),
+  };
+}
+
+/** `client.providers`: the verification matrix, and a verification run. */
+function providersApi(request: Transport, timeoutMs: number): OnejobClient['providers'] {
+  return {
+    list: async (o = {}) => (await request<ProviderList>('GET', '/v1/providers', { signal: o.signal })).body,
+    verify: async (name, operation, o = {}) =>
+      (
+        await request<VerificationReport>('POST', `/v1/providers/${enc(name)}/verify`, {
+          body: { operation },
           signal: o.signal,
-          retryMode: o.retryMode ?? (method === 'GET' ? 'always' : 'unprocessed'),
+          retryMode: 'unprocessed',
+          // Verification calls the provider with every contract fixture: give it time.
+          timeoutMs: Math.max(timeoutMs, 120_000),
         })
-      ).body as never;
-    },
+      ).body,
   };
 }

@@ -18,7 +18,9 @@
  *
  * @module onejob/client
  */
-export { createClient } from './createClient.js';
+
+export { ATTEMPT_STATES, isAttemptState } from '../vocabulary/attemptStates.js';
+export { isJobState, JOB_STATES, SETTLED_JOB_STATES } from '../vocabulary/jobStates.js';
 export type {
   CallOptions,
   ClientOptions,
@@ -27,13 +29,43 @@ export type {
   Submitted,
   WaitOptions,
 } from './createClient.js';
+export { createClient } from './createClient.js';
 export type { RetryMode, TokenSource } from './createTransport.js';
 export { newIntentKey } from './newIntentKey.js';
-export { OnejobClientError, isOnejobClientError } from './OnejobClientError.js';
 export type { ClientErrorCode } from './OnejobClientError.js';
-export { backoffDelay, parseRetryAfter } from './retryPolicy.js';
+export { isOnejobClientError, OnejobClientError } from './OnejobClientError.js';
 export type { RetryInfo, RetryOptions } from './retryPolicy.js';
+export { backoffDelay, parseRetryAfter } from './retryPolicy.js';
+export type {
+  AccountBalance,
+  AccountPage,
+  Attempt,
+  AttemptState,
+  Backlog,
+  Balance,
+  CheckResult,
+  DeadLetter,
+  DeadLetterPage,
+  Entry,
+  EntryPage,
+  FixtureReport,
+  InboxAnswer,
+  InboxEvent,
+  InboxEventList,
+  Job,
+  JobDelivery,
+  JobEvent,
+  JobPage,
+  JobState,
+  ListJobsQuery,
+  Problem,
+  ProviderList,
+  ProviderOperationStatus,
+  ProviderStatus,
+  PublisherBacklog,
+  Replayed,
+  Transfer,
+  VerificationReport,
+  VerificationStatus,
+} from './types.js';
 export { SETTLED_STATES } from './types.js';
-export { ATTEMPT_STATES, isAttemptState } from '../vocabulary/attemptStates.js';
-export { JOB_STATES, isJobState, SETTLED_JOB_STATES } from '../vocabulary/jobStates.js';
-export type { Attempt, AttemptState, Job, JobPage, JobState, ListJobsQuery, Problem } from './types.js';

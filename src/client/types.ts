@@ -1,10 +1,41 @@
-// The public JSON shapes of the HTTP API (contract section 4), for clients. Kept apart
-// from the server's own types so the client bundle pulls in no server code.
+// The public JSON shapes of the HTTP API, for clients: the wire contract's types
+// (src/contract), which the server's routes answer with. The contract imports nothing but
+// the state vocabulary, so the client bundle pulls in no server code.
 
-import type { AttemptState } from '../vocabulary/attemptStates.js';
-import { type JobState, SETTLED_JOB_STATES } from '../vocabulary/jobStates.js';
+import type { JobState } from '../contract/index.js';
+import { SETTLED_JOB_STATES } from '../vocabulary/jobStates.js';
 
-export type { AttemptState, JobState };
+export type {
+  AccountBalance,
+  AccountPage,
+  Attempt,
+  AttemptState,
+  Backlog,
+  Balance,
+  CheckResult,
+  DeadLetter,
+  DeadLetterPage,
+  Entry,
+  EntryPage,
+  FixtureReport,
+  InboxAnswer,
+  InboxEvent,
+  InboxEventList,
+  Job,
+  JobDelivery,
+  JobEvent,
+  JobPage,
+  JobState,
+  Problem,
+  ProviderList,
+  ProviderOperationStatus,
+  ProviderStatus,
+  PublisherBacklog,
+  Replayed,
+  Transfer,
+  VerificationReport,
+  VerificationStatus,
+} from '../contract/index.js';
 
 /**
  * States in which a job waits for nothing automatic: final, or unknown (needs a person or a reconciler).
@@ -16,45 +47,6 @@ export type { AttemptState, JobState };
  */
 export const SETTLED_STATES: readonly JobState[] = SETTLED_JOB_STATES;
 
-/** One attempt of a job, as the HTTP API returns it. */
-export interface Attempt {
-  id: string;
-  n: number;
-  provider: string;
-  state: AttemptState;
-  /** Why the attempt exists: worker, retry, hedge, manual (the fallback button), reconcile. */
-  origin?: string;
-  startedAt: string;
-  finishedAt: string | null;
-  error: unknown;
-  usage?: unknown;
-  costMicros?: number | null;
-  [extra: string]: unknown;
-}
-
-/** A job, as the HTTP API returns it; `I` and `R` type its input and result. */
-export interface Job<I = Record<string, unknown>, R = unknown> {
-  id: string;
-  operation: string;
-  state: JobState;
-  version: number;
-  idempotencyKey: string;
-  input: I;
-  result: R | null;
-  error: unknown;
-  completedBy: string | null;
-  attempts: Attempt[];
-  createdAt: string;
-  updatedAt: string;
-  archivedAt?: string;
-}
-
-/** A page of `jobs.list`; pass `nextCursor` back as `cursor` for the next one. */
-export interface JobPage {
-  items: Job[];
-  nextCursor: string | null;
-}
-
 /** Filters and paging of `jobs.list` and `jobs.iterate`. */
 export interface ListJobsQuery {
   state?: JobState;
@@ -63,14 +55,4 @@ export interface ListJobsQuery {
   /** 1 to 200, default 50. */
   limit?: number;
   cursor?: string | null;
-}
-
-/** RFC 9457 problem document with onejob's stable `code`. */
-export interface Problem {
-  type?: string;
-  title?: string;
-  status: number;
-  code: string;
-  detail?: string;
-  [extra: string]: unknown;
 }

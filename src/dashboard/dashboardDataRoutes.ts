@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { dashboardInboxSchema, dashboardOutboxSchema } from '../contract/index.js';
 import type { Onejob } from '../createOnejob.js';
 import { ownerOf } from '../http/requestContext.js';
+import { answer } from '../http/schemas.js';
 
 const limitQuery = {
   type: 'object',
@@ -24,6 +26,7 @@ export async function dashboardDataRoutes(app: FastifyInstance, { onejob }: { on
         summary: "Outbox backlog per publisher and the latest dead letters, for the owner's jobs",
         tags: ['dashboard'],
         querystring: limitQuery,
+        response: { 200: answer("The owner's outbox summary", dashboardOutboxSchema) },
       },
     },
     async (request) => {
@@ -55,6 +58,7 @@ export async function dashboardDataRoutes(app: FastifyInstance, { onejob }: { on
         summary: "The owner's inbox events, newest first, with how often each was delivered",
         tags: ['dashboard'],
         querystring: limitQuery,
+        response: { 200: answer("The owner's inbox events", dashboardInboxSchema) },
       },
     },
     async (request) => {

@@ -1,73 +1,15 @@
-// JSON Schemas of the HTTP API. They validate requests and generate /openapi.json.
-import { ATTEMPT_STATES } from '../vocabulary/attemptStates.js';
-import { JOB_STATES } from '../vocabulary/jobStates.js';
+// The response side of the HTTP API's JSON Schemas comes from the wire contract
+// (src/contract); /openapi.json is generated from the routes that serve them. The named
+// ones are registered once on the server and referenced as `$ref: 'Job#'`.
+import { attemptSchema, jobSchema, problemSchema } from '../contract/index.js';
 
-export const problemSchema = {
-  $id: 'Problem',
-  type: 'object',
-  description: 'RFC 9457 problem details with a stable `code`.',
-  required: ['type', 'title', 'status', 'code', 'detail'],
-  properties: {
-    type: { type: 'string' },
-    title: { type: 'string' },
-    status: { type: 'integer' },
-    code: { type: 'string' },
-    detail: { type: 'string' },
-  },
-  additionalProperties: true,
-} as const;
+export { attemptSchema, jobSchema, problemSchema };
 
-export const attemptSchema = {
-  $id: 'Attempt',
-  type: 'object',
-  required: ['id', 'n', 'provider', 'state', 'startedAt', 'finishedAt', 'error'],
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    n: { type: 'integer' },
-    provider: { type: 'string' },
-    state: { enum: ATTEMPT_STATES },
-    origin: { type: 'string' },
-    startedAt: { type: 'string', format: 'date-time' },
-    finishedAt: { type: ['string', 'null'], format: 'date-time' },
-    error: {},
-    usage: {},
-    costMicros: { type: ['integer', 'null'] },
-  },
-} as const;
+/** A response of `schema`, documented with `description`. */
+export const answer = <S extends object>(description: string, schema: S) => ({ ...schema, description });
 
-export const jobSchema = {
-  $id: 'Job',
-  type: 'object',
-  required: [
-    'id',
-    'operation',
-    'state',
-    'version',
-    'idempotencyKey',
-    'input',
-    'result',
-    'error',
-    'completedBy',
-    'attempts',
-    'createdAt',
-    'updatedAt',
-  ],
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    operation: { type: 'string' },
-    state: { enum: JOB_STATES },
-    version: { type: 'integer' },
-    idempotencyKey: { type: 'string' },
-    input: { type: 'object', additionalProperties: true },
-    result: {},
-    error: {},
-    completedBy: { type: ['string', 'null'], format: 'uuid' },
-    attempts: { type: 'array', items: { $ref: 'Attempt#' } },
-    createdAt: { type: 'string', format: 'date-time' },
-    updatedAt: { type: 'string', format: 'date-time' },
-    archivedAt: { type: 'string', format: 'date-time' },
-  },
-} as const;
+/** A response of a schema registered by `$id` (Job, Attempt). */
+export const answerRef = (description: string, id: 'Job' | 'Attempt') => ({ description, $ref: `${id}#` });
 
 export const problemResponse = (description: string) => ({
   description,

@@ -1,17 +1,8 @@
+import type { InboxEvent } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 
-/** One recorded inbox event: its source, the sender's event id, its job and delivery counts. */
-export interface InboxEventView {
-  source: string;
-  eventId: string;
-  ownerId: string;
-  jobId: string | null;
-  responseStatus: number | null;
-  deliveries: number;
-  differingPayloads: number;
-  firstReceivedAt: string;
-  lastReceivedAt: string;
-}
+/** One recorded inbox event as the wire contract shapes it, with the owner it belongs to. */
+export type InboxEventView = InboxEvent & { ownerId: string };
 
 const LIST_SQL = `
 SELECT source, event_id, owner_id, job_id, response_status, deliveries, differing_payloads, first_received_at, last_received_at

@@ -1,5 +1,6 @@
 // A job's history as operators and the dashboard read it: the audit trail, and the public
 // events with their delivery state per publisher. Owner-scoped like every job read.
+import type { JobDelivery, JobEvent } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
 
@@ -42,34 +43,11 @@ async function ownedJob(db: Queryable, ownerId: string, id: string): Promise<{ i
   return { id };
 }
 
-/** One entry of a job's audit trail (`jobs.events`). */
-export interface JobEventView {
-  id: string;
-  /** 1-based position in the job's trail. */
-  seq: string;
-  type: string;
-  attemptId: string | null;
-  data: Record<string, unknown>;
-  createdAt: string;
-}
+/** One entry of a job's audit trail (`jobs.events`): the wire contract's shape. */
+export type JobEventView = JobEvent;
 
 /** One public event of a job and its delivery state per publisher (`jobs.deliveries`). */
-export interface JobDeliveryView {
-  id: string;
-  /** 1-based position among the job's public events. */
-  seq: string;
-  type: string;
-  createdAt: string;
-  deliveries: {
-    publisher: string;
-    state: string;
-    attempts: number;
-    replays: number;
-    lastError: string | null;
-    publishedAt: string | null;
-    deadAt: string | null;
-  }[];
-}
+export type JobDeliveryView = JobDelivery;
 
 /** The job's audit trail, oldest first. Another owner's job is `job_not_found`. */
 export async function listJobEvents(db: Queryable, ownerId: string, jobId: string): Promise<JobEventView[]> {

@@ -1,40 +1,16 @@
-// Rows to the public job representation (contract section 4).
+// Rows to the public job representation (contract section 4), typed by the wire contract.
 
+import type { Attempt, Job } from '../contract/index.js';
 import type { AttemptState } from '../vocabulary/attemptStates.js';
 import type { JobState } from '../vocabulary/jobStates.js';
 
 export type { AttemptState, JobState };
 
-/** One attempt of a job, as reads return it. */
-export interface AttemptView {
-  id: string;
-  n: number;
-  provider: string;
-  state: AttemptState;
-  origin: string;
-  startedAt: string;
-  finishedAt: string | null;
-  error: unknown;
-  usage?: unknown;
-  costMicros?: number | null;
-}
+/** One attempt of a job, as reads return it: the wire contract's shape. */
+export type AttemptView = Attempt;
 
-/** A job, as reads return it; `I` and `R` type its input and result. */
-export interface JobView<I = Record<string, unknown>, R = unknown> {
-  id: string;
-  operation: string;
-  state: JobState;
-  version: number;
-  idempotencyKey: string;
-  input: I;
-  result: R | null;
-  error: unknown;
-  completedBy: string | null;
-  attempts: AttemptView[];
-  createdAt: string;
-  updatedAt: string;
-  archivedAt?: string;
-}
+/** A job, as reads return it; `I` and `R` type its input and result. The wire contract's shape. */
+export type JobView<I = Record<string, unknown>, R = unknown> = Job<I, R>;
 
 export interface JobRow {
   id: string;

@@ -1,19 +1,11 @@
+import type { Balance } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { checkAccount, checkAsOf } from './checkTransferRequest.js';
 import { isoMicros, toAmount } from './transferView.js';
 
-/** An account's balance at an instant: the sum of its entries. */
-export interface Balance {
-  account: string;
-  currency: string;
-  /** credits - debits, in minor units: money in is positive. */
-  balance: number;
-  debits: number;
-  credits: number;
-  /** The instant the balance describes: transfers recorded at or before it count. */
-  asOf: string;
-}
+/** An account's balance at an instant: the sum of its entries (the wire contract's shape). */
+export type { Balance };
 
 // A balance is the sum of the account's entries, never a stored running total, so it
 // cannot drift from the entries whatever the concurrency. Without asOf, "now" is the

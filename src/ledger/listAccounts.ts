@@ -1,23 +1,9 @@
+import type { AccountBalance, AccountPage } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { checkAccount, checkAsOf } from './checkTransferRequest.js';
 import { isoMicros, toAmount } from './transferView.js';
 
-export interface AccountBalance {
-  account: string;
-  currency: string;
-  /** credits - debits, in minor units, as recorded at or before the page's `asOf`. */
-  balance: number;
-  debits: number;
-  credits: number;
-}
-
-export interface AccountPage {
-  /** The instant every balance on the page describes. */
-  asOf: string;
-  items: AccountBalance[];
-  /** The last account of a full page: pass it as `after` for the next one. */
-  nextAfter: string | null;
-}
+export type { AccountBalance, AccountPage };
 
 export interface ListAccountsQuery {
   asOf?: Date | string | null | undefined;

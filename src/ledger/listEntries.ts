@@ -1,34 +1,12 @@
+import type { Entry, EntryPage } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { checkAccount, checkAsOf, TRANSFER_ID_PATTERN } from './checkTransferRequest.js';
 import { isoMicros, toAmount } from './transferView.js';
 
-/** One ledger entry: one side of a transfer, on one account. */
-export interface EntryView {
-  transferId: string;
-  account: string;
-  counterparty: string;
-  side: 'debit' | 'credit';
-  amount: number;
-  currency: string;
-  reference: string | null;
-  effectiveAt: string;
-  recordedAt: string;
-  /** On a reversal's entry: the transfer it compensates. */
-  reverses: string | null;
-  reason: string | null;
-  /** The transfer that reversed this one, if that reversal was recorded by `asOf`. */
-  reversedBy: string | null;
-}
-
-/** A page of an account's entries as of an instant; pass `nextCursor` back as `cursor`. */
-export interface EntryPage {
-  account: string;
-  currency: string;
-  asOf: string;
-  items: EntryView[];
-  nextCursor: string | null;
-}
+/** One ledger entry (one side of a transfer, on one account) and a page of them: the wire contract's shapes. */
+export type EntryView = Entry;
+export type { EntryPage };
 
 /** The instant and paging of `listEntries`. */
 export interface ListEntriesQuery {

@@ -1,23 +1,9 @@
 // Ledger rows to their public representation (contract section 4, Ledger).
+import type { Transfer } from '../contract/index.js';
 import { OnejobError } from '../errors/OnejobError.js';
 
-/** A recorded transfer. */
-export interface TransferView {
-  id: string;
-  debitAccount: string;
-  creditAccount: string;
-  /** Integer minor units of `currency`. */
-  amount: number;
-  currency: string;
-  reference: string | null;
-  /** Business time: as the client stated it, else the time it was recorded. */
-  effectiveAt: string;
-  /** When the ledger learnt of the transfer (microseconds); as-of queries filter on this. */
-  recordedAt: string;
-  /** On a reversal: the transfer it compensates. */
-  reverses: string | null;
-  reason: string | null;
-}
+/** A recorded transfer: the wire contract's shape. */
+export type TransferView = Transfer;
 
 export interface TransferRow {
   owner_id: string;

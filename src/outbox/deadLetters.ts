@@ -1,28 +1,11 @@
+import type { DeadLetter, DeadLetterPage } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import type { CloudEvent } from '../events/cloudEvent.js';
 import { UUID } from './uuidPattern.js';
 
-/** An event a publisher gave up on after `maxDeliveries`, until it is replayed. */
-export interface DeadLetter {
-  eventId: string;
-  publisher: string;
-  type: string;
-  subject: string;
-  /** Refused tries, the last of which made it a dead letter. */
-  attempts: number;
-  lastError: string | null;
-  replays: number;
-  createdAt: string;
-  deadAt: string;
-  event: CloudEvent;
-}
-
-/** A page of dead letters; pass `nextCursor` back as `cursor` for the next one. */
-export interface DeadLetterPage {
-  items: DeadLetter[];
-  nextCursor: string | null;
-}
+/** An event a publisher gave up on after `maxDeliveries`, and a page of them: the wire contract's shapes. */
+export type { DeadLetter, DeadLetterPage };
 
 interface DeadRow {
   event_id: string;

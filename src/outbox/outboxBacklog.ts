@@ -1,16 +1,8 @@
+import type { PublisherBacklog } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 
-/** One publisher's backlog: deliveries still to make and the age of the oldest. */
-export interface PublisherBacklog {
-  publisher: string;
-  kind: string;
-  /** Deliveries not yet accepted by the broker or endpoint. */
-  pending: number;
-  /** Dead letters waiting for an operator. */
-  dead: number;
-  /** Age of the oldest pending delivery, 0 when there is none. */
-  oldestAgeSeconds: number;
-}
+/** One publisher's backlog: deliveries still to make and the age of the oldest (the wire contract's shape). */
+export type { PublisherBacklog };
 
 /** How many deliveries one publisher has in one state, and when the oldest was written. */
 export interface DeliveryStateCount {

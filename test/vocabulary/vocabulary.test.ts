@@ -24,10 +24,10 @@ describe('state vocabularies', () => {
       expect(read(`src/vocabulary/${file}`), file).not.toMatch(/^\s*(import|export .* from)\s/m);
   });
 
-  it('the client imports only its own files and the vocabulary, never server code', () => {
+  it('the client imports only its own files, the wire contract and the vocabulary, never server code', () => {
     for (const file of readdirSync(join(root, 'src/client'))) {
       const specifiers = [...read(`src/client/${file}`).matchAll(/^(?:import|export)\b[^;]*?\bfrom '([^']+)'/gm)].map((m) => m[1]!);
-      for (const s of specifiers) expect(s, `${file} imports ${s}`).toMatch(/^\.\/|^\.\.\/vocabulary\//);
+      for (const s of specifiers) expect(s, `${file} imports ${s}`).toMatch(/^\.\/|^\.\.\/(vocabulary|contract)\//);
     }
   });
 

@@ -1,19 +1,9 @@
 // `onejob inbox list`: the token owner's recorded webhooks, read through the HTTP API.
 import type { Command } from 'commander';
+import type { InboxEventList } from '../../client/index.js';
 import { cliClient } from '../clientConfig.js';
 import { formatTable, printJson } from '../formatTable.js';
 import { printText } from '../terminalText.js';
-
-interface InboxEvent {
-  source: string;
-  eventId: string;
-  jobId: string | null;
-  responseStatus: number | null;
-  deliveries: number;
-  differingPayloads: number;
-  firstReceivedAt: string;
-  lastReceivedAt: string;
-}
 
 export function inboxCommand(program: Command) {
   const inbox = program
@@ -26,7 +16,7 @@ export function inboxCommand(program: Command) {
     .option('--limit <n>', 'events to show (1 to 500)', '50')
     .option('--json', 'print JSON instead of text')
     .action(async (opts: { source?: string; limit: string; json?: boolean }) => {
-      const { items } = await cliClient().request<{ items: InboxEvent[] }>('GET', '/v1/inbox-events', {
+      const { items } = await cliClient().request<InboxEventList>('GET', '/v1/inbox-events', {
         query: { source: opts.source, limit: opts.limit },
       });
       if (opts.json) return printJson(items);

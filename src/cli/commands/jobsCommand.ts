@@ -1,7 +1,7 @@
 // `onejob jobs ...`: create and follow jobs against a running server, through the client SDK.
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
-import { JOB_STATES, type JobState, isJobState, newIntentKey } from '../../client/index.js';
+import { isJobState, JOB_STATES, type JobState, newIntentKey } from '../../client/index.js';
 import { cliClient, clientConfig } from '../clientConfig.js';
 import { formatTable, printJson, shortTime } from '../formatTable.js';
 import { printText } from '../terminalText.js';
@@ -34,7 +34,13 @@ export function jobsCommand(program: Command) {
       'after',
       '\nThe token comes from $ONEJOB_TOKEN, else from .onejob/api-key (the development token of `onejob serve`).',
     );
+  intakeCommands(jobs);
+  readCommands(jobs);
+  buttonCommands(jobs);
+}
 
+/** `jobs create`: one job per intent, with the key printed so a retry can reuse it. */
+function intakeCommands(jobs: Command) {
   jobs
     .command('create')
     .description('create the job for one intent (the same --key returns the same job)')
@@ -70,7 +76,10 @@ export function jobsCommand(program: Command) {
         printText(`\nopen ${clientConfig().url}/#/jobs/${job.id}\n`);
       },
     );
+}
 
+/** `jobs get`, `jobs list` and `jobs wait`: reads. */
+function readCommands(jobs: Command) {
   jobs
     .command('get')
     .description('show a job and its attempts')
@@ -126,7 +135,10 @@ export function jobsCommand(program: Command) {
       if (o.json) return printJson(job);
       printText(`${formatJob(job)}\n`);
     });
+}
 
+/** `jobs retry`, `jobs abandon` and `jobs cancel`: the operator's buttons. */
+function buttonCommands(jobs: Command) {
   jobs
     .command('retry')
     .description('start a new attempt now (the fallback button); refused while one is running or unknown')

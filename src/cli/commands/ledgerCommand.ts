@@ -1,7 +1,6 @@
 // `onejob ledger balance|entries`: the token owner's ledger, read through the HTTP API.
 import type { Command } from 'commander';
-import type { Balance } from '../../ledger/getBalance.js';
-import type { EntryPage } from '../../ledger/listEntries.js';
+import type { Balance, EntryPage } from '../../client/index.js';
 import { cliClient } from '../clientConfig.js';
 import { formatTable, printJson } from '../formatTable.js';
 import { parseTimeOrAgo } from '../parseTime.js';

@@ -1,27 +1,11 @@
 // `onejob outbox backlog|dead-letters|replay`: the operator's view of the outbox, through
 // the server's operator routes (ONEJOB_ADMIN_TOKEN, else .onejob/admin-token).
 import type { Command } from 'commander';
+import type { Backlog, DeadLetterPage, Replayed } from '../../client/index.js';
 import { cliClient } from '../clientConfig.js';
 import { escapeControls, printText, terminalJson } from '../terminalText.js';
 
 const print = (text: string) => printText(`${text}\n`);
-
-interface Backlog {
-  publishers: { publisher: string; kind: string; pending: number; dead: number; oldestAgeSeconds: number }[];
-}
-
-interface DeadLetterPage {
-  items: {
-    eventId: string;
-    publisher: string;
-    type: string;
-    subject: string;
-    attempts: number;
-    lastError: string | null;
-    deadAt: string;
-  }[];
-  nextCursor: string | null;
-}
 
 export function outboxCommand(program: Command) {
   const outbox = program
@@ -80,11 +64,13 @@ export function outboxCommand(program: Command) {
     .description('send a dead letter back to the relay, with the same event id')
     .option('--publisher <name>', 'only for this publisher (default: every publisher it is dead for)')
     .action(async (eventId: string, opts: { publisher?: string }) => {
-      const { replayed } = await cliClient(undefined, 'admin').request<{
-        replayed: { eventId: string; publisher: string }[];
-      }>('POST', `/v1/outbox/dead-letters/${encodeURIComponent(eventId)}/replay`, {
-        body: opts.publisher ? { publisher: opts.publisher } : {},
-      });
+      const { replayed } = await cliClient(undefined, 'admin').request<Replayed>(
+        'POST',
+        `/v1/outbox/dead-letters/${encodeURIComponent(eventId)}/replay`,
+        {
+          body: opts.publisher ? { publisher: opts.publisher } : {},
+        },
+      );
       for (const r of replayed) print(`replaying ${r.eventId} to ${r.publisher}`);
     });
 }

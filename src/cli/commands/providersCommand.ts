@@ -2,8 +2,6 @@
 // contract verification matrix of a running server and a verification run on it, through
 // the HTTP API (the server's config decides which providers exist).
 import type { Command } from 'commander';
-import type { ProviderStatus } from '../../providers/verification/providerStatus.js';
-import type { VerificationReport } from '../../providers/verification/verifyProvider.js';
 import { cliClient } from '../clientConfig.js';
 import { formatTable, printJson, shortTime } from '../formatTable.js';
 import { printText, terminalJson } from '../terminalText.js';
@@ -19,7 +17,7 @@ export function providersCommand(program: Command) {
     .description('each provider by operation: verified, stale, failed or never')
     .option('--json', 'print the matrix as JSON')
     .action(async (opts: { json?: boolean }) => {
-      const { items } = (await cliClient().providers.list()) as { items: ProviderStatus[] };
+      const { items } = await cliClient().providers.list();
       if (opts.json) return printJson({ items });
       const rows = items.flatMap((p) =>
         p.operations.map((o) => [
@@ -47,10 +45,7 @@ export function providersCommand(program: Command) {
     .requiredOption('-o, --operation <operation>', 'the operation whose contract to verify')
     .option('--json', 'print the report as JSON')
     .action(async (provider: string, opts: { operation: string; json?: boolean }) => {
-      const report = (await cliClient(undefined, 'admin').providers.verify(
-        provider,
-        opts.operation,
-      )) as VerificationReport;
+      const report = await cliClient(undefined, 'admin').providers.verify(provider, opts.operation);
       const text = opts.json ? `${terminalJson(report)}\n` : formatReport(report);
       // Exit explicitly (once the output is flushed): a library's exit hook must not turn a failure into 0.
       printText(text, () => process.exit(report.passed ? 0 : 1));

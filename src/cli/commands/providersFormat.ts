@@ -1,4 +1,4 @@
-import type { VerificationReport } from '../../providers/verification/verifyProvider.js';
+import type { VerificationReport } from '../../client/index.js';
 
 const MARK: Record<string, string> = {
   passed: 'ok  ',

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Onejob } from '../../createOnejob.js';
 import { ownerOf } from '../requestContext.js';
-import { problemResponse } from '../schemas.js';
+import { answerRef, problemResponse } from '../schemas.js';
 
 const jobId = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
 
@@ -21,7 +21,7 @@ export async function attemptsRoutes(app: FastifyInstance, { onejob }: { onejob:
           properties: { provider: { type: 'string', minLength: 1, maxLength: 64 } },
         },
         response: {
-          202: { description: 'The attempt, starting', $ref: 'Attempt#' },
+          202: answerRef('The attempt, starting', 'Attempt'),
           404: problemResponse('No such job for this owner'),
           409: problemResponse(
             'attempt_in_flight, attempt_outcome_unknown, job_completed or max_attempts_reached',
@@ -61,7 +61,7 @@ export async function attemptsRoutes(app: FastifyInstance, { onejob }: { onejob:
           properties: { reason: { type: 'string', minLength: 1, maxLength: 1000 } },
         },
         response: {
-          200: { description: 'The job after the abandon', $ref: 'Job#' },
+          200: answerRef('The job after the abandon', 'Job'),
           404: problemResponse('No such job or attempt'),
           409: problemResponse('attempt_not_abandonable'),
         },
@@ -81,7 +81,7 @@ export async function attemptsRoutes(app: FastifyInstance, { onejob }: { onejob:
         tags: ['jobs'],
         params: jobId,
         response: {
-          200: { description: 'The job, cancelled', $ref: 'Job#' },
+          200: answerRef('The job, cancelled', 'Job'),
           404: problemResponse('No such job for this owner'),
           409: problemResponse('job_completed: the job already succeeded or failed'),
         },

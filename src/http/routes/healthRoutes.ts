@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { healthSchema, readinessSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { appliedVersion, loadMigrations } from '../../db/migrate.js';
+import { answer, problemResponse } from '../schemas.js';
 import { sendProblem } from '../sendProblem.js';
 
 export async function healthRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
@@ -8,7 +10,14 @@ export async function healthRoutes(app: FastifyInstance, { onejob }: { onejob: O
 
   app.get(
     '/healthz',
-    { schema: { summary: 'The process is up', tags: ['operations'] }, config: { public: true } },
+    {
+      schema: {
+        summary: 'The process is up',
+        tags: ['operations'],
+        response: { 200: answer('The process is up', healthSchema) },
+      },
+      config: { public: true },
+    },
     async () => ({
       status: 'ok',
     }),
@@ -17,7 +26,14 @@ export async function healthRoutes(app: FastifyInstance, { onejob }: { onejob: O
   app.get(
     '/readyz',
     {
-      schema: { summary: 'The database is reachable and migrated', tags: ['operations'] },
+      schema: {
+        summary: 'The database is reachable and migrated',
+        tags: ['operations'],
+        response: {
+          200: answer('Reachable, and migrated to the version the code expects', readinessSchema),
+          503: problemResponse('The database cannot be reached, or migrations are pending'),
+        },
+      },
       config: { public: true },
     },
     async (_req, reply) => {

@@ -1,37 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { inboxEventListSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { ownerOf } from '../requestContext.js';
-import { problemResponse } from '../schemas.js';
-
-const eventSchema = {
-  type: 'object',
-  required: [
-    'source',
-    'eventId',
-    'jobId',
-    'responseStatus',
-    'deliveries',
-    'differingPayloads',
-    'firstReceivedAt',
-    'lastReceivedAt',
-  ],
-  properties: {
-    source: { type: 'string' },
-    eventId: { type: 'string', description: "The sender's event id" },
-    jobId: { type: ['string', 'null'], format: 'uuid' },
-    responseStatus: {
-      type: ['integer', 'null'],
-      description: 'What every delivery of the event was answered',
-    },
-    deliveries: { type: 'integer', description: 'How often the sender delivered it' },
-    differingPayloads: {
-      type: 'integer',
-      description: 'Deliveries whose body differed from the first (answered the same)',
-    },
-    firstReceivedAt: { type: 'string', format: 'date-time' },
-    lastReceivedAt: { type: 'string', format: 'date-time' },
-  },
-} as const;
+import { answer, problemResponse } from '../schemas.js';
 
 /**
  * GET /v1/inbox-events: the signed webhooks recorded for the token's owner, newest first.
@@ -53,12 +24,7 @@ export async function inboxEventsRoutes(app: FastifyInstance, { onejob }: { onej
           },
         },
         response: {
-          200: {
-            description: 'One row per event, however often it was delivered',
-            type: 'object',
-            required: ['items'],
-            properties: { items: { type: 'array', items: eventSchema } },
-          },
+          200: answer('One row per event, however often it was delivered', inboxEventListSchema),
           401: problemResponse('Missing or invalid token'),
         },
       },

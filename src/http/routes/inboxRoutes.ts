@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { inboxAnswerSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { failpoint } from '../../failpoints/failpoints.js';
 import { traceparentOf } from '../requestContext.js';
-import { problemResponse } from '../schemas.js';
+import { answer, problemResponse } from '../schemas.js';
 
 /**
  * POST /v1/inbox/{source}: signed webhooks, authenticated by their signature rather than a
@@ -27,13 +28,10 @@ export async function inboxRoutes(app: FastifyInstance, { onejob }: { onejob: On
         security: [],
         params: { type: 'object', required: ['source'], properties: { source: { type: 'string' } } },
         response: {
-          202: {
-            description:
-              'The job the event created; on a redelivery the same body with Idempotent-Replayed: true',
-            type: 'object',
-            required: ['jobId'],
-            properties: { jobId: { type: 'string', format: 'uuid' } },
-          },
+          202: answer(
+            'The job the event created; on a redelivery the same body with Idempotent-Replayed: true',
+            inboxAnswerSchema,
+          ),
           400: problemResponse(
             'No event id (event_id_missing), a bad one, or a body that is not a JSON object',
           ),

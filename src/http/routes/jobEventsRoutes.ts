@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { jobDeliveryListSchema, jobEventListSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { ownerOf } from '../requestContext.js';
-import { problemResponse } from '../schemas.js';
+import { answer, problemResponse } from '../schemas.js';
 
 const jobParams = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
 
@@ -16,27 +17,7 @@ export async function jobEventsRoutes(app: FastifyInstance, { onejob }: { onejob
         tags: ['jobs'],
         params: jobParams,
         response: {
-          200: {
-            description: 'The events',
-            type: 'object',
-            required: ['items'],
-            properties: {
-              items: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  properties: {
-                    id: { type: 'string' },
-                    seq: { type: 'string' },
-                    type: { type: 'string' },
-                    attemptId: { type: ['string', 'null'] },
-                    data: {},
-                    createdAt: { type: 'string', format: 'date-time' },
-                  },
-                },
-              },
-            },
-          },
+          200: answer('The events', jobEventListSchema),
           404: problemResponse('No such job for this owner'),
         },
       },
@@ -53,12 +34,7 @@ export async function jobEventsRoutes(app: FastifyInstance, { onejob }: { onejob
         tags: ['jobs'],
         params: jobParams,
         response: {
-          200: {
-            description: 'The outbox events of the job, oldest first',
-            type: 'object',
-            required: ['items'],
-            properties: { items: { type: 'array', items: { type: 'object', additionalProperties: true } } },
-          },
+          200: answer('The outbox events of the job, oldest first', jobDeliveryListSchema),
           404: problemResponse('No such job for this owner'),
         },
       },

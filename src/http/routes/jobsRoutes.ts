@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { jobPageSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { OnejobError } from '../../errors/OnejobError.js';
 import { failpoint } from '../../failpoints/failpoints.js';
@@ -8,9 +9,9 @@ import { rateLimited } from '../authenticate.js';
 import type { TokenBuckets } from '../limits/TokenBuckets.js';
 import type { WaitSlots } from '../limits/WaitSlots.js';
 import { ownerOf, traceparentOf } from '../requestContext.js';
-import { problemResponse } from '../schemas.js';
+import { answer, answerRef, problemResponse } from '../schemas.js';
 
-const jobResponse = (description: string) => ({ description, $ref: 'Job#' });
+const jobResponse = (description: string) => answerRef(description, 'Job');
 
 export interface JobsRoutesOptions {
   onejob: Onejob;
@@ -36,10 +37,14 @@ function idempotencyKeyOf(request: FastifyRequest): string {
   return parseIdempotencyKey(request.headers['idempotency-key']);
 }
 
-export async function jobsRoutes(
-  app: FastifyInstance,
-  { onejob, jobBuckets, waitSlots, listSlots, maxListBytes }: JobsRoutesOptions,
-) {
+export async function jobsRoutes(app: FastifyInstance, options: JobsRoutesOptions) {
+  createJobRoute(app, options);
+  readJobRoute(app, options);
+  listJobsRoute(app, options);
+}
+
+/** POST /v1/jobs: the one job of a user intent. */
+function createJobRoute(app: FastifyInstance, { onejob, jobBuckets }: JobsRoutesOptions) {
   app.post<{ Body: { operation: string; input: Record<string, unknown> } }>(
     '/v1/jobs',
     {
@@ -102,7 +107,10 @@ export async function jobsRoutes(
       return reply.code(202).send(job);
     },
   );
+}
 
+/** GET /v1/jobs/{id}, optionally held until the job settles. */
+function readJobRoute(app: FastifyInstance, { onejob, waitSlots }: JobsRoutesOptions) {
   app.get<{ Params: { id: string }; Querystring: { waitMs?: number } }>(
     '/v1/jobs/:id',
     {
@@ -131,7 +139,10 @@ export async function jobsRoutes(
       }
     },
   );
+}
 
+/** GET /v1/jobs: the owner's jobs, a page at a time. */
+function listJobsRoute(app: FastifyInstance, { onejob, listSlots, maxListBytes }: JobsRoutesOptions) {
   app.get<{
     Querystring: {
       state?: JobState;
@@ -158,15 +169,7 @@ export async function jobsRoutes(
           },
         },
         response: {
-          200: {
-            description: 'One page of jobs',
-            type: 'object',
-            required: ['items', 'nextCursor'],
-            properties: {
-              items: { type: 'array', items: { $ref: 'Job#' } },
-              nextCursor: { type: ['string', 'null'] },
-            },
-          },
+          200: answer('One page of jobs', jobPageSchema),
           429: problemResponse("The owner's concurrent job lists are at http.maxListsPerOwner"),
         },
       },

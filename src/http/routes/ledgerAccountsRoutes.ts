@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { accountPageSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { ownerOf } from '../requestContext.js';
-import { problemResponse } from '../schemas.js';
+import { answer, problemResponse } from '../schemas.js';
 
 export async function ledgerAccountsRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
   app.get<{ Querystring: { asOf?: string; after?: string; limit?: number } }>(
@@ -23,29 +24,7 @@ export async function ledgerAccountsRoutes(app: FastifyInstance, { onejob }: { o
           },
         },
         response: {
-          200: {
-            description: 'One page of accounts, by name',
-            type: 'object',
-            required: ['asOf', 'items', 'nextAfter'],
-            properties: {
-              asOf: { type: 'string', format: 'date-time' },
-              items: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  required: ['account', 'currency', 'balance', 'debits', 'credits'],
-                  properties: {
-                    account: { type: 'string' },
-                    currency: { type: 'string' },
-                    balance: { type: 'integer', description: 'credits - debits' },
-                    debits: { type: 'integer' },
-                    credits: { type: 'integer' },
-                  },
-                },
-              },
-              nextAfter: { type: ['string', 'null'] },
-            },
-          },
+          200: answer('One page of accounts, by name', accountPageSchema),
           400: problemResponse('asOf or after is not valid (request_invalid)'),
         },
       },

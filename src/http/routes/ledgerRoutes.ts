@@ -1,73 +1,10 @@
 import type { FastifyInstance } from 'fastify';
+import { balanceSchema, entryPageSchema, transferSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { ownerOf } from '../requestContext.js';
-import { problemResponse } from '../schemas.js';
+import { answer, problemResponse } from '../schemas.js';
 
-// Response shapes, inline so /openapi.json documents them without shared $refs.
-const transferSchema = {
-  type: 'object',
-  required: [
-    'id',
-    'debitAccount',
-    'creditAccount',
-    'amount',
-    'currency',
-    'reference',
-    'effectiveAt',
-    'recordedAt',
-    'reverses',
-    'reason',
-  ],
-  properties: {
-    id: { type: 'string' },
-    debitAccount: { type: 'string' },
-    creditAccount: { type: 'string' },
-    amount: { type: 'integer', description: 'Minor units of currency' },
-    currency: { type: 'string' },
-    reference: { type: ['string', 'null'] },
-    effectiveAt: { type: 'string', format: 'date-time', description: 'Business time' },
-    recordedAt: {
-      type: 'string',
-      format: 'date-time',
-      description: 'When the ledger recorded it; asOf filters on this',
-    },
-    reverses: { type: ['string', 'null'], description: 'On a reversal, the transfer it compensates' },
-    reason: { type: ['string', 'null'] },
-  },
-} as const;
-
-const balanceSchema = {
-  type: 'object',
-  required: ['account', 'currency', 'balance', 'debits', 'credits', 'asOf'],
-  properties: {
-    account: { type: 'string' },
-    currency: { type: 'string' },
-    balance: { type: 'integer', description: 'credits - debits' },
-    debits: { type: 'integer' },
-    credits: { type: 'integer' },
-    asOf: { type: 'string', format: 'date-time' },
-  },
-} as const;
-
-const entrySchema = {
-  type: 'object',
-  properties: {
-    transferId: { type: 'string' },
-    account: { type: 'string' },
-    counterparty: { type: 'string' },
-    side: { enum: ['debit', 'credit'] },
-    amount: { type: 'integer' },
-    currency: { type: 'string' },
-    reference: { type: ['string', 'null'] },
-    effectiveAt: { type: 'string', format: 'date-time' },
-    recordedAt: { type: 'string', format: 'date-time' },
-    reverses: { type: ['string', 'null'] },
-    reason: { type: ['string', 'null'] },
-    reversedBy: { type: ['string', 'null'] },
-  },
-} as const;
-
-const transferResponse = (description: string) => ({ description, ...transferSchema });
+const transferResponse = (description: string) => answer(description, transferSchema);
 const accountParams = {
   type: 'object',
   required: ['account'],
@@ -202,7 +139,7 @@ function accountRoutes(app: FastifyInstance, onejob: Onejob) {
         params: accountParams,
         querystring: { type: 'object', additionalProperties: false, properties: { asOf: asOfProperty } },
         response: {
-          200: { description: 'The balance', ...balanceSchema },
+          200: answer('The balance', balanceSchema),
           404: problemResponse('No such account'),
         },
       },
@@ -233,18 +170,7 @@ function accountRoutes(app: FastifyInstance, onejob: Onejob) {
           },
         },
         response: {
-          200: {
-            description: 'One page of entries',
-            type: 'object',
-            required: ['account', 'currency', 'asOf', 'items', 'nextCursor'],
-            properties: {
-              account: { type: 'string' },
-              currency: { type: 'string' },
-              asOf: { type: 'string', format: 'date-time' },
-              items: { type: 'array', items: entrySchema },
-              nextCursor: { type: ['string', 'null'] },
-            },
-          },
+          200: answer('One page of entries', entryPageSchema),
           404: problemResponse('No such account'),
         },
       },

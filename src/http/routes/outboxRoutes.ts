@@ -1,48 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { backlogSchema, deadLetterPageSchema, replayedSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
-import { problemResponse } from '../schemas.js';
+import { answer, problemResponse } from '../schemas.js';
 
 // Operator endpoints: `config: { admin: true }` makes the auth hook demand ONEJOB_ADMIN_TOKEN.
-
-const backlogItem = {
-  type: 'object',
-  required: ['publisher', 'kind', 'pending', 'dead', 'oldestAgeSeconds'],
-  properties: {
-    publisher: { type: 'string' },
-    kind: { type: 'string' },
-    pending: { type: 'integer' },
-    dead: { type: 'integer' },
-    oldestAgeSeconds: { type: 'number' },
-  },
-};
-
-const deadLetter = {
-  type: 'object',
-  required: [
-    'eventId',
-    'publisher',
-    'type',
-    'subject',
-    'attempts',
-    'lastError',
-    'replays',
-    'createdAt',
-    'deadAt',
-    'event',
-  ],
-  properties: {
-    eventId: { type: 'string', format: 'uuid' },
-    publisher: { type: 'string' },
-    type: { type: 'string' },
-    subject: { type: 'string' },
-    attempts: { type: 'integer' },
-    lastError: { type: ['string', 'null'] },
-    replays: { type: 'integer' },
-    createdAt: { type: 'string', format: 'date-time' },
-    deadAt: { type: 'string', format: 'date-time' },
-    event: { type: 'object', additionalProperties: true, description: 'The CloudEvent as published' },
-  },
-};
 
 const forbidden = problemResponse('No admin token, or not the admin token (admin_token_required)');
 
@@ -55,12 +16,7 @@ export async function outboxRoutes(app: FastifyInstance, { onejob }: { onejob: O
         summary: 'Pending and dead outbox deliveries per publisher',
         tags: ['outbox'],
         response: {
-          200: {
-            description: 'One entry per registered publisher',
-            type: 'object',
-            required: ['publishers'],
-            properties: { publishers: { type: 'array', items: backlogItem } },
-          },
+          200: answer('One entry per registered publisher', backlogSchema),
           403: forbidden,
         },
       },
@@ -85,15 +41,7 @@ export async function outboxRoutes(app: FastifyInstance, { onejob }: { onejob: O
           },
         },
         response: {
-          200: {
-            description: 'One page of dead letters',
-            type: 'object',
-            required: ['items', 'nextCursor'],
-            properties: {
-              items: { type: 'array', items: deadLetter },
-              nextCursor: { type: ['string', 'null'] },
-            },
-          },
+          200: answer('One page of dead letters', deadLetterPageSchema),
           403: forbidden,
         },
       },
@@ -121,21 +69,7 @@ export async function outboxRoutes(app: FastifyInstance, { onejob }: { onejob: O
           properties: { publisher: { type: 'string', maxLength: 64 } },
         },
         response: {
-          200: {
-            description: 'The deliveries now pending again',
-            type: 'object',
-            required: ['replayed'],
-            properties: {
-              replayed: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  required: ['eventId', 'publisher'],
-                  properties: { eventId: { type: 'string' }, publisher: { type: 'string' } },
-                },
-              },
-            },
-          },
+          200: answer('The deliveries now pending again', replayedSchema),
           403: forbidden,
           404: problemResponse('The event is not a dead letter (dead_letter_not_found)'),
         },

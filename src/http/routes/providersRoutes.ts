@@ -1,46 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { providerListSchema, verificationReportSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
-import { problemResponse } from '../schemas.js';
-
-const checkSchema = {
-  type: 'object',
-  properties: {
-    name: { enum: ['output_contract', 'tokenizer', 'round_trip'] },
-    status: { enum: ['passed', 'failed', 'skipped', 'waived', 'not_applicable'] },
-    reason: { type: 'string' },
-    evidence: { type: 'object', additionalProperties: true },
-  },
-};
-
-const reportSchema = {
-  type: 'object',
-  description: 'A contract verification: every check of every fixture, with its evidence.',
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    provider: { type: 'string' },
-    operation: { type: 'string' },
-    model: { type: ['string', 'null'] },
-    contractHash: { type: 'string' },
-    temperature: { type: 'number' },
-    passed: { type: 'boolean' },
-    status: { enum: ['verified', 'failed'] },
-    summary: { type: 'string' },
-    fixtures: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          index: { type: 'integer' },
-          input: { type: 'object' },
-          passed: { type: 'boolean' },
-          checks: { type: 'array', items: checkSchema },
-        },
-      },
-    },
-    startedAt: { type: 'string', format: 'date-time' },
-    finishedAt: { type: 'string', format: 'date-time' },
-  },
-};
+import { answer, problemResponse } from '../schemas.js';
 
 export async function providersRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
   app.get(
@@ -50,37 +11,7 @@ export async function providersRoutes(app: FastifyInstance, { onejob }: { onejob
         summary: 'Each provider with its contract verification status per operation',
         tags: ['providers'],
         response: {
-          200: {
-            description: 'verified / stale / failed / never, per provider and operation',
-            type: 'object',
-            properties: {
-              items: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  properties: {
-                    name: { type: 'string' },
-                    kind: { type: 'string' },
-                    model: { type: ['string', 'null'] },
-                    operations: {
-                      type: 'array',
-                      items: {
-                        type: 'object',
-                        properties: {
-                          operation: { type: 'string' },
-                          role: { enum: ['primary', 'fallback'] },
-                          status: { enum: ['verified', 'stale', 'failed', 'never'] },
-                          failoverAllowed: { type: 'boolean' },
-                          contractHash: { type: 'string' },
-                          lastVerification: { type: ['object', 'null'] },
-                        },
-                      },
-                    },
-                  },
-                },
-              },
-            },
-          },
+          200: answer('verified / stale / failed / never, per provider and operation', providerListSchema),
           401: problemResponse('Missing or invalid token'),
         },
       },
@@ -109,7 +40,7 @@ export async function providersRoutes(app: FastifyInstance, { onejob }: { onejob
           properties: { operation: { type: 'string', minLength: 1, maxLength: 64 } },
         },
         response: {
-          200: reportSchema,
+          200: answer('The verification report', verificationReportSchema),
           403: problemResponse('The admin token is missing or wrong (admin_token_required)'),
           422: problemResponse('Unknown operation, or a provider the operation does not list'),
         },

@@ -1,29 +1,11 @@
 // The providers × operations matrix behind GET /v1/providers and `onejob providers list`.
+import type { ProviderOperationStatus, ProviderStatus, VerificationStatus } from '../../contract/index.js';
 import type { EngineDeps, GateDeps } from '../../engine/engineDeps.js';
 import { contractHash, shownModelOf } from './contractHash.js';
 import { latestVerifications } from './verificationStore.js';
 
-export type VerificationStatus = 'verified' | 'stale' | 'failed' | 'never';
-
-/** One provider's role and verification status for one operation it serves. */
-export interface ProviderOperationStatus {
-  operation: string;
-  /** The primary (first listed) is always allowed; a fallback only when `verified`. */
-  role: 'primary' | 'fallback';
-  status: VerificationStatus;
-  /** May the engine fail over (or hedge) to this provider for this operation now? */
-  failoverAllowed: boolean;
-  contractHash: string;
-  lastVerification: { id: string; passed: boolean; contractHash: string; finishedAt: string } | null;
-}
-
-/** A configured provider and its status for every operation it serves. */
-export interface ProviderStatus {
-  name: string;
-  kind: string;
-  model: string | null;
-  operations: ProviderOperationStatus[];
-}
+// The wire contract's shapes of GET /v1/providers.
+export type { ProviderOperationStatus, ProviderStatus, VerificationStatus };
 
 /**
  * verified: the latest verification under the current contract passed; failed: it did not;

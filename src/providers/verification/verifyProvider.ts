@@ -5,6 +5,7 @@
 // the full round trip through its adapter. Every run is stored with its contract hash.
 import { v7 as uuidv7 } from 'uuid';
 import type { OperationConfig, ProviderConfig } from '../../config/types.js';
+import type { CheckName, CheckResult, FixtureReport, VerificationReport } from '../../contract/index.js';
 import type { VerifyDeps } from '../../engine/engineDeps.js';
 import { OnejobError } from '../../errors/OnejobError.js';
 import type { Operation } from '../../operations/operationRegistry.js';
@@ -16,38 +17,8 @@ import type { Provider, ProviderOutcome } from '../types.js';
 import { contractHash, shownModelOf } from './contractHash.js';
 import { recordVerification } from './verificationStore.js';
 
-export type CheckName = 'output_contract' | 'tokenizer' | 'round_trip';
-
-export interface CheckResult {
-  name: CheckName;
-  /** passed, failed, or skipped (an earlier check made this one meaningless; counts as not passed). */
-  status: 'passed' | 'failed' | 'skipped' | 'waived' | 'not_applicable';
-  reason: string;
-  evidence?: Record<string, unknown>;
-}
-
-export interface FixtureReport {
-  index: number;
-  input: Record<string, unknown>;
-  passed: boolean;
-  checks: CheckResult[];
-}
-
-/** The result of one verification run of a provider against an operation's contract. */
-export interface VerificationReport {
-  id: string;
-  provider: string;
-  operation: string;
-  model: string | null;
-  contractHash: string;
-  temperature: number;
-  passed: boolean;
-  status: 'verified' | 'failed';
-  summary: string;
-  fixtures: FixtureReport[];
-  startedAt: string;
-  finishedAt: string;
-}
+// The wire contract's shapes of a verification report (POST /v1/providers/{name}/verify).
+export type { CheckName, CheckResult, FixtureReport, VerificationReport };
 
 /** Options of a verification run. */
 export interface VerifyOptions {

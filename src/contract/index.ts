@@ -1,0 +1,11 @@
+// The wire contract of the HTTP API: a JSON Schema for every shape a route answers, and
+// the TypeScript type derived from each. Routes serve the schemas (and /openapi.json is
+// generated from them); the server's views, the SDK and the CLI use the types.
+export * from './dashboardSchemas.js';
+export * from './healthSchemas.js';
+export * from './inboxSchemas.js';
+export * from './jobSchemas.js';
+export * from './ledgerSchemas.js';
+export * from './outboxSchemas.js';
+export * from './problemSchema.js';
+export * from './providerSchemas.js';

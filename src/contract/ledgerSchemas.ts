@@ -1,0 +1,142 @@
+// The ledger on the wire (contract section 4, Ledger): transfers, balances, entries.
+import type { FromSchema } from 'json-schema-to-ts';
+
+const timestamp = { type: 'string', format: 'date-time' } as const;
+
+export const transferSchema = {
+  type: 'object',
+  description: 'A recorded transfer.',
+  required: [
+    'id',
+    'debitAccount',
+    'creditAccount',
+    'amount',
+    'currency',
+    'reference',
+    'effectiveAt',
+    'recordedAt',
+    'reverses',
+    'reason',
+  ],
+  properties: {
+    id: { type: 'string' },
+    debitAccount: { type: 'string' },
+    creditAccount: { type: 'string' },
+    amount: { type: 'integer', description: 'Integer minor units of currency' },
+    currency: { type: 'string' },
+    reference: { type: ['string', 'null'] },
+    effectiveAt: {
+      ...timestamp,
+      description: 'Business time: as the client stated it, else the time it was recorded',
+    },
+    recordedAt: {
+      ...timestamp,
+      description: 'When the ledger recorded it (microseconds); asOf filters on this',
+    },
+    reverses: { type: ['string', 'null'], description: 'On a reversal, the transfer it compensates' },
+    reason: { type: ['string', 'null'] },
+  },
+  additionalProperties: false,
+} as const;
+
+const sums = {
+  account: { type: 'string' },
+  currency: { type: 'string' },
+  balance: { type: 'integer', description: 'credits - debits, in minor units: money in is positive' },
+  debits: { type: 'integer' },
+  credits: { type: 'integer' },
+} as const;
+
+export const balanceSchema = {
+  type: 'object',
+  description: "An account's balance at an instant: the sum of its entries.",
+  required: ['account', 'currency', 'balance', 'debits', 'credits', 'asOf'],
+  properties: {
+    ...sums,
+    asOf: { ...timestamp, description: 'Transfers recorded at or before this instant count' },
+  },
+  additionalProperties: false,
+} as const;
+
+export const accountBalanceSchema = {
+  type: 'object',
+  required: ['account', 'currency', 'balance', 'debits', 'credits'],
+  properties: sums,
+  additionalProperties: false,
+} as const;
+
+export const accountPageSchema = {
+  type: 'object',
+  description: "One page of the owner's accounts, by name, with their balances as of one instant.",
+  required: ['asOf', 'items', 'nextAfter'],
+  properties: {
+    asOf: timestamp,
+    items: { type: 'array', items: accountBalanceSchema },
+    nextAfter: { type: ['string', 'null'], description: 'Pass it as `after` for the next page' },
+  },
+  additionalProperties: false,
+} as const;
+
+export const entrySchema = {
+  type: 'object',
+  description: 'One ledger entry: one side of a transfer, on one account.',
+  required: [
+    'transferId',
+    'account',
+    'counterparty',
+    'side',
+    'amount',
+    'currency',
+    'reference',
+    'effectiveAt',
+    'recordedAt',
+    'reverses',
+    'reason',
+    'reversedBy',
+  ],
+  properties: {
+    transferId: { type: 'string' },
+    account: { type: 'string' },
+    counterparty: { type: 'string' },
+    side: { enum: ['debit', 'credit'] },
+    amount: { type: 'integer' },
+    currency: { type: 'string' },
+    reference: { type: ['string', 'null'] },
+    effectiveAt: timestamp,
+    recordedAt: timestamp,
+    reverses: { type: ['string', 'null'], description: "On a reversal's entry: the transfer it compensates" },
+    reason: { type: ['string', 'null'] },
+    reversedBy: {
+      type: ['string', 'null'],
+      description: 'The transfer that reversed this one, if recorded by asOf',
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+export const entryPageSchema = {
+  type: 'object',
+  description: "A page of an account's entries as of an instant; pass `nextCursor` back as `cursor`.",
+  required: ['account', 'currency', 'asOf', 'items', 'nextCursor'],
+  properties: {
+    account: { type: 'string' },
+    currency: { type: 'string' },
+    asOf: timestamp,
+    items: { type: 'array', items: entrySchema },
+    nextCursor: { type: ['string', 'null'] },
+  },
+  additionalProperties: false,
+} as const;
+
+/** A recorded transfer. */
+export type Transfer = FromSchema<typeof transferSchema>;
+/** An account's balance at an instant. */
+export type Balance = FromSchema<typeof balanceSchema>;
+/** One account of a page of accounts, with its balance as of the page's `asOf`. */
+export type AccountBalance = FromSchema<typeof accountBalanceSchema>;
+/** One page of the owner's accounts, by name, with their balances as of `asOf`; pass `nextAfter` as `after` for the next. */
+export type AccountPage = FromSchema<typeof accountPageSchema>;
+/** One ledger entry: one side of a transfer, on one account. */
+export type Entry = FromSchema<typeof entrySchema>;
+/** A page of an account's entries as of an instant; pass `nextCursor` back as `cursor`. */
+export type EntryPage = FromSchema<typeof entryPageSchema>;

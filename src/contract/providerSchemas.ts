@@ -1,0 +1,135 @@
+// Providers and their contract verifications on the wire (docs/providers.md).
+import type { FromSchema } from 'json-schema-to-ts';
+
+const timestamp = { type: 'string', format: 'date-time' } as const;
+
+export const providerOperationSchema = {
+  type: 'object',
+  description: "One provider's role and verification status for one operation it serves.",
+  required: ['operation', 'role', 'status', 'failoverAllowed', 'contractHash', 'lastVerification'],
+  properties: {
+    operation: { type: 'string' },
+    role: { enum: ['primary', 'fallback'], description: 'The primary is the first listed' },
+    status: {
+      enum: ['verified', 'stale', 'failed', 'never'],
+      description:
+        'verified: the latest verification under the current contract passed; stale: only earlier contracts were verified',
+    },
+    failoverAllowed: {
+      type: 'boolean',
+      description: 'May the engine fail over (or hedge) to this provider for this operation now?',
+    },
+    contractHash: { type: 'string' },
+    lastVerification: {
+      type: ['object', 'null'],
+      required: ['id', 'passed', 'contractHash', 'finishedAt'],
+      properties: {
+        id: { type: 'string', format: 'uuid' },
+        passed: { type: 'boolean' },
+        contractHash: { type: 'string' },
+        finishedAt: timestamp,
+      },
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+export const providerStatusSchema = {
+  type: 'object',
+  description: 'A configured provider and its status for every operation it serves.',
+  required: ['name', 'kind', 'model', 'operations'],
+  properties: {
+    name: { type: 'string' },
+    kind: { type: 'string' },
+    model: { type: ['string', 'null'] },
+    operations: { type: 'array', items: providerOperationSchema },
+  },
+  additionalProperties: false,
+} as const;
+
+export const providerListSchema = {
+  type: 'object',
+  required: ['items'],
+  properties: { items: { type: 'array', items: providerStatusSchema } },
+  additionalProperties: false,
+} as const;
+
+export const checkResultSchema = {
+  type: 'object',
+  required: ['name', 'status', 'reason'],
+  properties: {
+    name: { enum: ['output_contract', 'tokenizer', 'round_trip'] },
+    status: {
+      enum: ['passed', 'failed', 'skipped', 'waived', 'not_applicable'],
+      description: 'skipped: an earlier check made this one meaningless; counts as not passed',
+    },
+    reason: { type: 'string' },
+    evidence: { type: 'object', additionalProperties: true },
+  },
+  additionalProperties: false,
+} as const;
+
+export const verificationReportSchema = {
+  type: 'object',
+  description: 'A contract verification: every check of every fixture, with its evidence.',
+  required: [
+    'id',
+    'provider',
+    'operation',
+    'model',
+    'contractHash',
+    'temperature',
+    'passed',
+    'status',
+    'summary',
+    'fixtures',
+    'startedAt',
+    'finishedAt',
+  ],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    provider: { type: 'string' },
+    operation: { type: 'string' },
+    model: { type: ['string', 'null'] },
+    contractHash: { type: 'string' },
+    temperature: { type: 'number' },
+    passed: { type: 'boolean' },
+    status: { enum: ['verified', 'failed'] },
+    summary: { type: 'string' },
+    fixtures: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['index', 'input', 'passed', 'checks'],
+        properties: {
+          index: { type: 'integer' },
+          input: { type: 'object', additionalProperties: true },
+          passed: { type: 'boolean' },
+          checks: { type: 'array', items: checkResultSchema },
+        },
+        additionalProperties: false,
+      },
+    },
+    startedAt: timestamp,
+    finishedAt: timestamp,
+  },
+  additionalProperties: false,
+} as const;
+
+/** One provider's role and verification status for one operation it serves. */
+export type ProviderOperationStatus = FromSchema<typeof providerOperationSchema>;
+/** verified: the latest verification under the current contract passed; failed: it did not; stale: only earlier contracts were verified; never: none at all. */
+export type VerificationStatus = ProviderOperationStatus['status'];
+/** A configured provider and its status for every operation it serves. */
+export type ProviderStatus = FromSchema<typeof providerStatusSchema>;
+/** What GET /v1/providers answers: each provider with its status per operation. */
+export type ProviderList = FromSchema<typeof providerListSchema>;
+/** One check of one fixture in a verification report, with its evidence. */
+export type CheckResult = FromSchema<typeof checkResultSchema>;
+/** The checks a contract verification runs on each fixture. */
+export type CheckName = CheckResult['name'];
+/** The checks of one contract fixture in a verification report. */
+export type FixtureReport = VerificationReport['fixtures'][number];
+/** The result of one verification run of a provider against an operation's contract. */
+export type VerificationReport = FromSchema<typeof verificationReportSchema>;
