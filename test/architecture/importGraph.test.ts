@@ -57,7 +57,7 @@ const LAYERS: LayerMap = [
   ['worker'],
   ['attempts'],
   // Doors: the engine's handles and roles
-  ['library', 'engine/handles', 'attempts/attemptsHandle.ts'],
+  ['library', 'engine/handles', 'engine/startRoles.ts', 'attempts/attemptsHandle.ts'],
   // The engine: builds the parts and hands each what it uses
   ['engine', 'createOnejob.ts'],
   // Entry points
