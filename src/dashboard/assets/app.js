@@ -2,8 +2,8 @@
 // user typed. The token lives in sessionStorage (gone when the tab closes), never in a URL.
 import { ADMIN, onUnauthorized, TOKEN } from './api.js';
 import { inboxView } from './inboxView.js';
-import { jobView } from './jobView.js';
 import { jobsView } from './jobsView.js';
+import { jobView } from './jobView.js';
 import { ledgerView } from './ledgerView.js';
 import { outboxView } from './outboxView.js';
 import { providersView } from './providersView.js';
