@@ -1,7 +1,7 @@
 // The dashboard's static files. They live beside this module in assets/ (copied to
 // dist/dashboard/assets by the build); from dist without the copy, the source tree is
 // the fallback, so a build that skipped the copy still serves a page.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export interface Asset {
@@ -9,17 +9,13 @@ export interface Asset {
   type: string;
 }
 
+/** The page's files by name; every browser module (`*.js`) in assets/ is served besides. */
 const TYPES: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
-  'app.js': 'text/javascript; charset=utf-8',
-  'api.js': 'text/javascript; charset=utf-8',
-  'dom.js': 'text/javascript; charset=utf-8',
-  'actions.js': 'text/javascript; charset=utf-8',
-  'timeline.js': 'text/javascript; charset=utf-8',
-  'attemptList.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
 };
+const MODULE_TYPE = 'text/javascript; charset=utf-8';
 
 function assetsDir(): string {
   const here = fileURLToPath(new URL('./assets/', import.meta.url));
@@ -33,7 +29,8 @@ function assetsDir(): string {
 export function loadDashboardAssets(): Map<string, Asset> {
   const dir = assetsDir();
   const assets = new Map<string, Asset>();
-  for (const [name, type] of Object.entries(TYPES))
+  const modules = readdirSync(dir).filter((name) => name.endsWith('.js'));
+  for (const [name, type] of [...Object.entries(TYPES), ...modules.map((m) => [m, MODULE_TYPE] as const)])
     assets.set(name, { body: readFileSync(dir + name, 'utf8'), type });
   return assets;
 }

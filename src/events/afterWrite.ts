@@ -4,7 +4,9 @@
 // `applyAfterWrite` is the only place that acts on it. A write that committed outbox rows
 // and forgot to wake the relays leaves them to their next poll (`outbox.pollMs`): routing
 // every such write through one function is what keeps that from happening.
-import type { TxOption, WakeupSender } from '../engine/engineDeps.js';
+
+/** A write's options: `tx` set means it joined the caller's transaction (not yet committed). */
+type WriteOptions = { readonly tx?: unknown } | undefined;
 
 /** What a committed write asks for after its commit. */
 export interface AfterWrite {
@@ -17,12 +19,12 @@ export interface AfterWrite {
  * transaction (`tx`) nothing is committed yet and its commit is not seen here: the relay's
  * poll publishes it, or the caller wakes the relays (`onejob.wakeups.outbox()`).
  */
-export function afterCreate(result: { replayed: boolean }, options?: TxOption): AfterWrite {
+export function afterCreate(result: { replayed: boolean }, options?: WriteOptions): AfterWrite {
   return { outbox: !result.replayed && !options?.tx };
 }
 
 /** An event published through the outbox; as for `afterCreate` in the caller's transaction. */
-export function afterPublish(result: { inserted: boolean }, options?: TxOption): AfterWrite {
+export function afterPublish(result: { inserted: boolean }, options?: WriteOptions): AfterWrite {
   return { outbox: result.inserted && !options?.tx };
 }
 
@@ -32,6 +34,6 @@ export function afterDelivery(answer: { replayed: boolean }): AfterWrite {
 }
 
 /** Applies a committed write's effects. Never throws, never waits. */
-export function applyAfterWrite(deps: { readonly wakeups: Pick<WakeupSender, 'outbox'> }, effects: AfterWrite): void {
+export function applyAfterWrite(deps: { readonly wakeups: { outbox(): void } }, effects: AfterWrite): void {
   if (effects.outbox) deps.wakeups.outbox();
 }

@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OWNER_B, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
@@ -15,16 +17,11 @@ describe('dashboard routes', () => {
     expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
     const html = await page.text();
     expect(html).toContain('<script type="module" src="/ui/app.js">');
-    for (const asset of [
-      '/ui/app.js',
-      '/ui/api.js',
-      '/ui/dom.js',
-      '/ui/actions.js',
-      '/ui/timeline.js',
-      '/ui/attemptList.js',
-      '/ui/style.css',
-      '/ui/favicon.svg',
-    ]) {
+    const modules = readdirSync(fileURLToPath(new URL('../../src/dashboard/assets/', import.meta.url)))
+      .filter((name) => name.endsWith('.js'))
+      .map((name) => `/ui/${name}`);
+    expect(modules).toEqual(expect.arrayContaining(['/ui/app.js', '/ui/timeline.js', '/ui/view.js']));
+    for (const asset of [...modules, '/ui/style.css', '/ui/favicon.svg']) {
       const r = await t.request(asset, { token: null });
       expect(r.status, asset).toBe(200);
     }

@@ -102,9 +102,8 @@ function fmtDuration(d) {
   return `${(d / 3_600_000).toFixed(1)} h`;
 }
 
-/** The SVG timeline of `job` (with `events` from /v1/jobs/{id}/events), as of `now`. */
-export function drawTimeline(job, events, now = Date.now()) {
-  const story = attemptStory(job, events);
+/** The instants the axis passes through: creation, every attempt's marks, every event, and now while live. */
+function timelinePoints(job, story, events, now) {
   // Still moving: an attempt without an end, or an outcome nobody has resolved yet.
   const live = job.attempts.some((a) => !a.finishedAt) || job.state === 'unknown';
   const times = [ms(job.createdAt), ms(job.updatedAt)];
@@ -119,13 +118,11 @@ export function drawTimeline(job, events, now = Date.now()) {
   }
   for (const e of events) times.push(ms(e.createdAt));
   if (live) times.push(now);
-  const points = [...new Set(times.filter((t) => Number.isFinite(t)))].sort((p, q) => p - q);
-  const t0 = points[0];
-  const t1 = Math.max(t0 + 1, points.at(-1));
-  if (points.length === 1) points.push(t1);
-  const axis = timeAxis(points, LEFT, WIDTH - RIGHT);
-  const x = axis.x;
-  const height = TOP + Math.max(1, story.length) * ROW + 26;
+  return [...new Set(times.filter((t) => Number.isFinite(t)))].sort((p, q) => p - q);
+}
+
+/** The empty SVG with its accessible title and description, and the hatch pattern. */
+function timelineFrame(job, story, height) {
   const titleId = `tl-title-${job.id}`;
   const descId = `tl-desc-${job.id}`;
   const svg = el('svg', {
@@ -150,9 +147,12 @@ export function drawTimeline(job, events, now = Date.now()) {
   hatch.appendChild(el('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#7d4e00', 'stroke-width': 2 }));
   defs.appendChild(hatch);
   svg.appendChild(defs);
+  return svg;
+}
 
-  // Axis with relative ticks from the job's creation.
-  const axisY = TOP - 12;
+/** The axis with relative ticks from the job's creation, and a band where a wait is shortened. */
+function drawAxis(svg, axis, t0, t1, axisY, height) {
+  const x = axis.x;
   svg.appendChild(el('line', { class: 'axis', x1: LEFT, x2: WIDTH - RIGHT, y1: axisY, y2: axisY }));
   // Shortened waits: a grey band across every row, ≈ on the axis, the real length in words.
   for (const b of axis.breaks) {
@@ -187,114 +187,143 @@ export function drawTimeline(job, events, now = Date.now()) {
       ),
     );
   }
+}
+
+/** A vertical line where a settled job ended. */
+function drawJobEnd(svg, job, x, axisY, height) {
   const finishedAt =
     job.state === 'succeeded' || job.state === 'failed' || job.state === 'cancelled'
       ? ms(job.updatedAt)
       : Number.NaN;
-  if (Number.isFinite(finishedAt)) {
-    const line = el('line', {
-      class: 'event-line',
-      x1: x(finishedAt),
-      x2: x(finishedAt),
-      y1: axisY,
-      y2: height - 20,
-    });
-    svg.appendChild(titled(line, `job ${job.state} at ${job.updatedAt}`));
-    svg.appendChild(
-      el(
-        'text',
-        { class: 'tick', x: x(finishedAt), y: height - 6, 'text-anchor': 'middle' },
-        `job ${job.state}`,
-      ),
-    );
-  }
+  if (!Number.isFinite(finishedAt)) return;
+  const line = el('line', {
+    class: 'event-line',
+    x1: x(finishedAt),
+    x2: x(finishedAt),
+    y1: axisY,
+    y2: height - 20,
+  });
+  svg.appendChild(titled(line, `job ${job.state} at ${job.updatedAt}`));
+  svg.appendChild(
+    el(
+      'text',
+      { class: 'tick', x: x(finishedAt), y: height - 6, 'text-anchor': 'middle' },
+      `job ${job.state}`,
+    ),
+  );
+}
 
+/** The span after a timeout during which the attempt's outcome was unknown, with its `?`. */
+function drawUnknownSpan(g, s, x, y, t1, end) {
+  const a = s.attempt;
+  const unknownAt = ms(s.unknownAt);
+  const abandonedAt = ms(s.abandonedAt);
+  const until = Number.isFinite(abandonedAt) ? abandonedAt : a.state === 'unknown' ? t1 : end;
+  const unknownBar = el('rect', {
+    class: 'bar unknown-span',
+    x: x(unknownAt),
+    y,
+    width: Math.max(3, x(until) - x(unknownAt)),
+    height: 22,
+    rx: 3,
+  });
+  g.appendChild(titled(unknownBar, `timed out at ${s.unknownAt}: outcome unknown, new attempts blocked`));
+  g.appendChild(
+    titled(
+      el('text', { class: 'marker unknown', x: x(unknownAt) - 4, y: y - 2 }, '?'),
+      'timeout: outcome unknown',
+    ),
+  );
+}
+
+/** The words and the mark (symbol, class, title) that end an attempt's row. */
+function attemptOutcome(s) {
+  const a = s.attempt;
+  if (s.winner)
+    return { label: 'winner', marker: ['★', 'winner', `won: completed the job at ${a.finishedAt}`] };
+  if (a.state === 'lost_race')
+    return {
+      label: 'lost race',
+      marker: ['✕', 'lost', `finished after the winner at ${s.lostAt ?? a.finishedAt}: result discarded`],
+    };
+  if (Number.isFinite(ms(s.abandonedAt)))
+    return {
+      label: 'abandoned',
+      marker: ['⊘', 'abandoned', `abandoned at ${s.abandonedAt}: it can never complete the job`],
+    };
+  if (a.state === 'failed') return { label: a.state, marker: ['✕', 'failed', `failed at ${a.finishedAt}`] };
+  return { label: a.state, marker: null };
+}
+
+/** One attempt's row: its name, its bar, the unknown span, and how it ended. */
+function attemptRow(s, i, x, t1) {
+  const a = s.attempt;
+  const y = TOP + i * ROW + 6;
+  const g = el('g', { class: 'attempt', 'data-attempt': a.n, 'data-state': a.state });
+  g.appendChild(el('text', { x: 8, y: y + 17 }, `#${a.n} ${a.provider}`));
+  if (a.origin && a.origin !== 'worker')
+    g.appendChild(el('text', { x: 8, y: y + 30, class: 'tick' }, a.origin));
+  const start = ms(a.startedAt);
+  const end = Number.isFinite(ms(a.finishedAt)) ? ms(a.finishedAt) : t1;
+  const unknownAt = ms(s.unknownAt);
+  const abandonedAt = ms(s.abandonedAt);
+  // The known part of the attempt, then (if it timed out) the span where its outcome was unknown.
+  const knownEnd = Number.isFinite(unknownAt) ? unknownAt : end;
+  const barClass = s.winner
+    ? 'succeeded'
+    : Number.isFinite(unknownAt) && !Number.isFinite(abandonedAt)
+      ? 'running'
+      : a.state;
+  const bar = el('rect', {
+    class: `bar ${barClass}`,
+    x: x(start),
+    y,
+    width: Math.max(3, x(knownEnd) - x(start)),
+    height: 22,
+    rx: 3,
+  });
+  g.appendChild(
+    titled(
+      bar,
+      `attempt ${a.n} (${a.provider}) started ${a.startedAt}${a.finishedAt ? `, finished ${a.finishedAt}` : ', still running'}: ${a.state}`,
+    ),
+  );
+  if (Number.isFinite(unknownAt)) drawUnknownSpan(g, s, x, y, t1, end);
+  const { label, marker } = attemptOutcome(s);
+  const markX = Number.isFinite(abandonedAt) ? x(abandonedAt) : x(end);
+  if (marker)
+    g.appendChild(
+      titled(el('text', { class: `marker ${marker[1]}`, x: markX + 4, y: y + 16 }, marker[0]), marker[2]),
+    );
+  g.appendChild(
+    el(
+      'text',
+      { x: Math.min(WIDTH - RIGHT + 24, markX + 20), y: y + 16, class: `state-label s-${a.state}` },
+      label,
+    ),
+  );
+  return g;
+}
+
+/** The SVG timeline of `job` (with `events` from /v1/jobs/{id}/events), as of `now`. */
+export function drawTimeline(job, events, now = Date.now()) {
+  const story = attemptStory(job, events);
+  const points = timelinePoints(job, story, events, now);
+  const t0 = points[0];
+  const t1 = Math.max(t0 + 1, points.at(-1));
+  if (points.length === 1) points.push(t1);
+  const axis = timeAxis(points, LEFT, WIDTH - RIGHT);
+  const height = TOP + Math.max(1, story.length) * ROW + 26;
+  const svg = timelineFrame(job, story, height);
+  const axisY = TOP - 12;
+  drawAxis(svg, axis, t0, t1, axisY, height);
+  drawJobEnd(svg, job, axis.x, axisY, height);
   if (!story.length) {
     svg.appendChild(
       el('text', { x: LEFT, y: TOP + 20 }, 'No attempts yet: the job is waiting for a worker.'),
     );
     return svg;
   }
-
-  story.forEach((s, i) => {
-    const a = s.attempt;
-    const y = TOP + i * ROW + 6;
-    const g = el('g', { class: 'attempt', 'data-attempt': a.n, 'data-state': a.state });
-    g.appendChild(el('text', { x: 8, y: y + 17 }, `#${a.n} ${a.provider}`));
-    if (a.origin && a.origin !== 'worker')
-      g.appendChild(el('text', { x: 8, y: y + 30, class: 'tick' }, a.origin));
-    const start = ms(a.startedAt);
-    const end = Number.isFinite(ms(a.finishedAt)) ? ms(a.finishedAt) : t1;
-    const unknownAt = ms(s.unknownAt);
-    const abandonedAt = ms(s.abandonedAt);
-    // The known part of the attempt, then (if it timed out) the span where its outcome was unknown.
-    const knownEnd = Number.isFinite(unknownAt) ? unknownAt : end;
-    const barClass = s.winner
-      ? 'succeeded'
-      : Number.isFinite(unknownAt) && !Number.isFinite(abandonedAt)
-        ? 'running'
-        : a.state;
-    const bar = el('rect', {
-      class: `bar ${barClass}`,
-      x: x(start),
-      y,
-      width: Math.max(3, x(knownEnd) - x(start)),
-      height: 22,
-      rx: 3,
-    });
-    g.appendChild(
-      titled(
-        bar,
-        `attempt ${a.n} (${a.provider}) started ${a.startedAt}${a.finishedAt ? `, finished ${a.finishedAt}` : ', still running'}: ${a.state}`,
-      ),
-    );
-    if (Number.isFinite(unknownAt)) {
-      const until = Number.isFinite(abandonedAt) ? abandonedAt : a.state === 'unknown' ? t1 : end;
-      const unknownBar = el('rect', {
-        class: 'bar unknown-span',
-        x: x(unknownAt),
-        y,
-        width: Math.max(3, x(until) - x(unknownAt)),
-        height: 22,
-        rx: 3,
-      });
-      g.appendChild(titled(unknownBar, `timed out at ${s.unknownAt}: outcome unknown, new attempts blocked`));
-      g.appendChild(
-        titled(
-          el('text', { class: 'marker unknown', x: x(unknownAt) - 4, y: y - 2 }, '?'),
-          'timeout: outcome unknown',
-        ),
-      );
-    }
-    let label = a.state;
-    let marker = null;
-    if (s.winner) {
-      label = 'winner';
-      marker = ['★', 'winner', `won: completed the job at ${a.finishedAt}`];
-    } else if (a.state === 'lost_race') {
-      label = 'lost race';
-      marker = ['✕', 'lost', `finished after the winner at ${s.lostAt ?? a.finishedAt}: result discarded`];
-    } else if (Number.isFinite(abandonedAt)) {
-      label = 'abandoned';
-      marker = ['⊘', 'abandoned', `abandoned at ${s.abandonedAt}: it can never complete the job`];
-    } else if (a.state === 'failed') {
-      marker = ['✕', 'failed', `failed at ${a.finishedAt}`];
-    } else if (a.state === 'unknown') {
-      label = 'unknown';
-    }
-    const markX = Number.isFinite(abandonedAt) ? x(abandonedAt) : x(end);
-    if (marker)
-      g.appendChild(
-        titled(el('text', { class: `marker ${marker[1]}`, x: markX + 4, y: y + 16 }, marker[0]), marker[2]),
-      );
-    g.appendChild(
-      el(
-        'text',
-        { x: Math.min(WIDTH - RIGHT + 24, markX + 20), y: y + 16, class: `state-label s-${a.state}` },
-        label,
-      ),
-    );
-    svg.appendChild(g);
-  });
+  for (const [i, s] of story.entries()) svg.appendChild(attemptRow(s, i, axis.x, t1));
   return svg;
 }
