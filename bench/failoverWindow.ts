@@ -16,8 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { startService } from '../src/cli/serve/startService.js';
 import { createLogger } from '../src/observability/createLogger.js';
-import { startService } from '../src/service/startService.js';
 import { startReplicatedPostgres } from '../test/helpers/replicatedPostgres.js';
 
 const { values } = parseArgs({

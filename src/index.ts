@@ -30,7 +30,6 @@
  * @module onejob
  */
 
-export type { WorkerOptions } from './attempts/worker.js';
 export type { OnejobConfig, OperationConfig, ProviderConfig } from './config/types.js';
 export {
   createOnejob,
@@ -135,3 +134,4 @@ export { type Relay, type RelayStats, startRelay } from './outbox/startRelay.js'
 export type { Provider, ProviderCall, ProviderOutcome } from './providers/types.js';
 export type { ProviderOperationStatus, ProviderStatus } from './providers/verification/providerStatus.js';
 export type { VerificationReport, VerifyOptions } from './providers/verification/verifyProvider.js';
+export type { WorkerOptions } from './worker/worker.js';

@@ -15,7 +15,7 @@ import type {
   TypedCreateJobResult,
 } from '../library/typedJobs.js';
 import type { Metrics } from '../observability/createMetrics.js';
-import type { OperationRegistry } from '../operations/operationRegistry.js';
+import type { OperationRegistry } from '../providers/operationRegistry.js';
 import type { TxOption } from './engineDeps.js';
 import type { AttemptsHandle } from './handles/attemptsHandle.js';
 import type { InboxHandle } from './handles/inboxHandle.js';

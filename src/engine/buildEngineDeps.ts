@@ -3,7 +3,6 @@
 // included), the group-commit batchers and the list of what close() runs. Nothing here
 // knows the engine object; the handles (src/engine/handles/) receive these as they are.
 import type { Logger } from 'pino';
-import { compatOperations } from '../compat/compatModels.js';
 import type { OnejobConfig } from '../config/types.js';
 import { createPool, guardCheckedOutClients } from '../db/createPool.js';
 import { isTransactionPooler, poolerSettings } from '../db/poolerSettings.js';
@@ -16,9 +15,10 @@ import { codeOperationParts } from '../library/codeOperations.js';
 import { createLogger } from '../observability/createLogger.js';
 import { createMetrics } from '../observability/createMetrics.js';
 import { configureTracing } from '../observability/tracing/configureTracing.js';
-import { OperationRegistry } from '../operations/operationRegistry.js';
+import { compatOperations } from '../providers/compatModels.js';
 import { createProviders } from '../providers/createProviders.js';
 import { operationInputChecks } from '../providers/operationInputChecks.js';
+import { OperationRegistry } from '../providers/operationRegistry.js';
 import { type Batching, batchingFor } from './batchingFor.js';
 import type { EngineDeps } from './engineDeps.js';
 import type { OnejobOptions } from './Onejob.js';

@@ -7,8 +7,8 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { OnejobConfig } from '../config/types.js';
 import type { Metrics } from '../observability/createMetrics.js';
-import type { OperationRegistry } from '../operations/operationRegistry.js';
 import type { ProviderRegistry } from '../providers/createProviders.js';
+import type { OperationRegistry } from '../providers/operationRegistry.js';
 
 /** Options for calls that may join the caller's transaction. */
 export interface TxOption {

@@ -1,11 +1,12 @@
 // The configuration as the engine accepts it: the config's own shape and references
 // (src/config/loadConfig.ts), then what each domain says its settings must mean, passed
 // in as one explicit list. `onejob serve` and `loadConfig` refuse the same settings.
-import { checkCompatModels } from '../compat/checkCompatModels.js';
+
 import { type ConfigCheck, loadConfigWith, validateConfigWith } from '../config/loadConfig.js';
 import type { OnejobConfig } from '../config/types.js';
 import { inboxSources } from '../inbox/inboxSources.js';
 import { publisherConfigProblems } from '../outbox/publisherConfigProblems.js';
+import { checkCompatModels } from '../providers/checkCompatModels.js';
 import { providerConfigProblems } from '../providers/providerConfigProblems.js';
 
 export { ConfigError, type ConfigProblem } from '../config/loadConfig.js';

@@ -1,9 +1,9 @@
 // The background roles of an engine (worker, relay), started and stopped as a group:
 // `onejob.start()` in a library, `onejob serve --role` in the service.
 
-import type { WorkerOptions } from '../attempts/worker.js';
 import { startCostPoster } from '../ledger/postPendingAttemptCosts.js';
 import { type Relay, type RelayOptions, startRelay } from '../outbox/startRelay.js';
+import type { WorkerOptions } from '../worker/worker.js';
 import type { RelayDeps } from './engineDeps.js';
 import type { AttemptsHandle } from './handles/attemptsHandle.js';
 

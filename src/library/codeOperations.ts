@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { OnejobConfig, OperationConfig } from '../config/types.js';
 import type { Queryable } from '../db/createPool.js';
-import { type Operation, operationFromConfig } from '../operations/operationRegistry.js';
+import { type Operation, operationFromConfig } from '../providers/operationRegistry.js';
 import type { Provider } from '../providers/types.js';
 import { createAttemptWatch } from './attemptWatch.js';
 import { CODE_PROVIDER_KIND, createCodeProvider } from './codeProvider.js';

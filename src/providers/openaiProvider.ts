@@ -1,8 +1,8 @@
 // OpenAI-compatible chat completions (`POST {baseUrl}/chat/completions`). One HTTP request
 // per attempt, no retries: the attempt engine owns retries, hedging and timeouts.
-import { COMPAT_KIND } from '../compat/compatModels.js';
-import { callCompatUpstream } from '../compat/upstream/callCompatUpstream.js';
+
 import type { OpenAiProviderConfig } from '../config/types.js';
+import { COMPAT_KIND } from './compatModels.js';
 import {
   answerOutcome,
   envelopeFailure,
@@ -15,6 +15,7 @@ import {
   withEstimatedCost,
 } from './inference/chatOutcome.js';
 import type { Provider, ProviderCall, ProviderOutcome, Usage } from './types.js';
+import { callCompatUpstream } from './upstream/callCompatUpstream.js';
 
 // Wherever inference adapters exist, a missing prompt variable is an input error at job creation.
 

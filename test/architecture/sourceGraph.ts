@@ -26,7 +26,7 @@ function resolveImport(file: string, specifier: string): string {
   return existsSync(asTs) || !existsSync(target) ? asTs : target;
 }
 
-/** src-relative path ('attempts/worker.ts') of every file, with the src files it imports. */
+/** src-relative path ('worker/worker.ts') of every file, with the src files it imports. */
 export function importGraph(dir = SRC): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sourceFiles(dir)) {

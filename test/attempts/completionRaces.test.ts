@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payloadDigest } from '../../src/attempts/attemptRow.js';
-import { completeAttempt } from '../../src/attempts/completeAttempt.js';
-import { markRunning } from '../../src/attempts/leases.js';
-import { startAttempt } from '../../src/attempts/startAttempt.js';
 import { withTransaction } from '../../src/db/withTransaction.js';
+import { payloadDigest } from '../../src/jobs/attemptRow.js';
+import { completeAttempt } from '../../src/jobs/completeAttempt.js';
+import { startAttempt } from '../../src/jobs/startAttempt.js';
+import { markRunning } from '../../src/worker/leases.js';
 import { type FakePaymentServer, Gate, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import {

@@ -12,7 +12,7 @@ import {
   type StartRefusal,
   settleAfterAttempt,
   winsCompareAndSwap,
-} from '../../src/attempts/stateMachine.js';
+} from '../../src/jobs/stateMachine.js';
 
 export interface MachineAttempt {
   n: number;

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Command, type Machine, newMachine, step } from './jobMachine.js';
-import { backoffMs } from '../../src/attempts/retryPolicy.js';
+import { backoffMs } from '../../src/jobs/retryPolicy.js';
 import {
   ATTEMPT_TRANSITIONS,
   LIVE_ATTEMPT_STATES,
   refuseStart,
   settleAfterAttempt,
-} from '../../src/attempts/stateMachine.js';
+} from '../../src/jobs/stateMachine.js';
+import { type Command, type Machine, newMachine, step } from './jobMachine.js';
 
 const n = fc.integer({ min: 1, max: 6 });
 const command: fc.Arbitrary<Command> = fc.oneof(

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payloadDigest } from '../../src/attempts/attemptRow.js';
+import { payloadDigest } from '../../src/jobs/attemptRow.js';
 import { type FakePaymentServer, Gate, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { configWith, createJob, events, jobInState, outboxTypes, readJob, until } from './attemptTestKit.js';

@@ -9,25 +9,25 @@
 // index on the key's own columns, so each check reads at most one row.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAIM_BATCH_SQL, claimQueuedJobs, claimUnownedAttempt } from '../../src/attempts/claimJobs.js';
-import { completeAttempt } from '../../src/attempts/completeAttempt.js';
-import { completeWinners, WIN_MANY_SQL } from '../../src/attempts/completeWinners.js';
-import { failAttempt } from '../../src/attempts/failAttempt.js';
+import { recordJobEvent } from '../../src/events/recordJobEvent.js';
+import { completeAttempt } from '../../src/jobs/completeAttempt.js';
+import { completeWinners, WIN_MANY_SQL } from '../../src/jobs/completeWinners.js';
+import { CREATE_BATCH_SQL } from '../../src/jobs/createJobsBatch.js';
+import { failAttempt } from '../../src/jobs/failAttempt.js';
+import { LIST_SQL } from '../../src/jobs/listJobs.js';
+import { markUnknown } from '../../src/jobs/markUnknown.js';
+import { claimOutboxBatch } from '../../src/outbox/claimOutboxBatch.js';
+import { markPublished } from '../../src/outbox/markPublished.js';
+import { OperationRegistry } from '../../src/providers/operationRegistry.js';
+import { CLAIM_BATCH_SQL, claimQueuedJobs, claimUnownedAttempt } from '../../src/worker/claimJobs.js';
 import {
   claimUnknownAttempt,
   findExpiredLeases,
   markRunning,
   releaseLease,
   renewLeases,
-} from '../../src/attempts/leases.js';
-import { markUnknown } from '../../src/attempts/markUnknown.js';
-import { UNKNOWN_JOBS_SQL } from '../../src/attempts/workerHousekeeping.js';
-import { recordJobEvent } from '../../src/events/recordJobEvent.js';
-import { CREATE_BATCH_SQL } from '../../src/jobs/createJobsBatch.js';
-import { LIST_SQL } from '../../src/jobs/listJobs.js';
-import { OperationRegistry } from '../../src/operations/operationRegistry.js';
-import { claimOutboxBatch } from '../../src/outbox/claimOutboxBatch.js';
-import { markPublished } from '../../src/outbox/markPublished.js';
+} from '../../src/worker/leases.js';
+import { UNKNOWN_JOBS_SQL } from '../../src/worker/workerHousekeeping.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 let db: TestDatabase;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLOSING_CLAIM, DEMO_RECIPE, demoClosing } from '../../src/cli/demo/demoClosing.js';
+import { DEMO_SECRET_ENV, demoConfig } from '../../src/cli/demo/demoConfig.js';
+import { demoPrinter } from '../../src/cli/demo/demoPrinter.js';
+import { runDemo, stalledThenFallback } from '../../src/cli/demo/runDemo.js';
 import { createClient } from '../../src/client/index.js';
-import { CLOSING_CLAIM, DEMO_RECIPE, demoClosing } from '../../src/demo/demoClosing.js';
-import { DEMO_SECRET_ENV, demoConfig } from '../../src/demo/demoConfig.js';
-import { demoPrinter } from '../../src/demo/demoPrinter.js';
-import { runDemo, stalledThenFallback } from '../../src/demo/runDemo.js';
 import { ADMIN_TOKEN, OWNER_A, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 const SECRET = 'whsec_dGVzdC1zZWNyZXQtZm9yLXRoZS1kZW1vLXNvdXJjZQ==';

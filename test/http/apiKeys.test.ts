@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService } from '../../src/cli/serve/startService.js';
 import { ApiKeys } from '../../src/http/apiKeys.js';
-import { startService } from '../../src/service/startService.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 const LONG_B64 = 'c2VjcmV0LXRva2VuLWZvci1hbGljZQ=='; // base64, ends in "="

@@ -15,7 +15,7 @@ const ENTRY_POINTS = [
   'src/index.ts',
   'src/client/index.ts',
   'src/cli/main.ts',
-  'src/service/startService.ts',
+  'src/cli/serve/startService.ts',
 ];
 
 /** Specifiers of the static, value-level imports and re-exports of a file (type-only ones are erased). */

@@ -4,10 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cancelJob } from '../../src/attempts/cancelJob.js';
 import type { Onejob } from '../../src/createOnejob.js';
 import { NotificationHub } from '../../src/events/notificationHub.js';
 import { JOB_SETTLED_CHANNEL, OUTBOX_CHANNEL, Wakeups } from '../../src/events/wakeups.js';
+import { cancelJob } from '../../src/jobs/cancelJob.js';
 import { publishEvent } from '../../src/outbox/publishEvent.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 import { until } from '../helpers/until.js';

@@ -1,10 +1,10 @@
 // Each setting the service cannot run with stops `onejob serve` at start with one line
 // naming the setting: never a silent fallback, a later failure or a stack trace.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StartupError, startService } from '../../src/cli/serve/startService.js';
 import type { OnejobConfig } from '../../src/config/types.js';
 import { validateConfig } from '../../src/engine/loadConfig.js';
 import { createLogger } from '../../src/observability/createLogger.js';
-import { StartupError, startService } from '../../src/service/startService.js';
 import { spawnOnejob } from '../helpers/spawnOnejob.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 

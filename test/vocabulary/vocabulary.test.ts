@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attemptSchema, jobSchema } from '../../src/http/schemas.js';
-import { ATTEMPT_TRANSITIONS, JOB_TRANSITIONS } from '../../src/attempts/stateMachine.js';
+import { ATTEMPT_TRANSITIONS, JOB_TRANSITIONS } from '../../src/jobs/stateMachine.js';
 import {
   ATTEMPT_STATES,
   FINISHED_ATTEMPT_STATES,
@@ -26,8 +26,11 @@ describe('state vocabularies', () => {
 
   it('the client imports only its own files, the wire contract and the vocabulary, never server code', () => {
     for (const file of readdirSync(join(root, 'src/client'))) {
-      const specifiers = [...read(`src/client/${file}`).matchAll(/^(?:import|export)\b[^;]*?\bfrom '([^']+)'/gm)].map((m) => m[1]!);
-      for (const s of specifiers) expect(s, `${file} imports ${s}`).toMatch(/^\.\/|^\.\.\/(vocabulary|contract)\//);
+      const specifiers = [
+        ...read(`src/client/${file}`).matchAll(/^(?:import|export)\b[^;]*?\bfrom '([^']+)'/gm),
+      ].map((m) => m[1]!);
+      for (const s of specifiers)
+        expect(s, `${file} imports ${s}`).toMatch(/^\.\/|^\.\.\/(vocabulary|contract)\//);
     }
   });
 

@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { demoClosing } from '../../demo/demoClosing.js';
-import { demoConfig } from '../../demo/demoConfig.js';
-import { demoPrinter } from '../../demo/demoPrinter.js';
-import { runDemo } from '../../demo/runDemo.js';
 import { cliClient, clientConfig } from '../clientConfig.js';
+import { demoClosing } from '../demo/demoClosing.js';
+import { demoConfig } from '../demo/demoConfig.js';
+import { demoPrinter } from '../demo/demoPrinter.js';
+import { runDemo } from '../demo/runDemo.js';
 
 export function demoCommand(program: Command) {
   program

@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/loadConfig.js';
-import { ROLES, type Role, StartupError, startService } from '../../service/startService.js';
+import { ROLES, type Role, StartupError, startService } from '../serve/startService.js';
 
 function parseRoles(value: string): Role[] {
   const roles = value

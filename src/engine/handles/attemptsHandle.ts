@@ -1,15 +1,15 @@
 // The attempt engine as the library exposes it (onejob.attempts): the same operations
 // the HTTP routes call, so the HTTP layer holds no logic of its own.
 
-import { abandonAttempt } from '../../attempts/abandonAttempt.js';
-import { applyAfterCommit } from '../../attempts/afterCommit.js';
-import { attemptView } from '../../attempts/attemptRow.js';
-import { cancelJob } from '../../attempts/cancelJob.js';
-import { providerForAttempt, requestedProvider } from '../../attempts/chooseProvider.js';
-import { startAttempt } from '../../attempts/startAttempt.js';
-import { startWorker, WORKER_DEFAULTS, type Worker, type WorkerOptions } from '../../attempts/worker.js';
+import { abandonAttempt } from '../../jobs/abandonAttempt.js';
+import { applyAfterCommit } from '../../jobs/afterCommit.js';
+import { attemptView } from '../../jobs/attemptRow.js';
+import { cancelJob } from '../../jobs/cancelJob.js';
+import { providerForAttempt, requestedProvider } from '../../jobs/chooseProvider.js';
 import { getJob } from '../../jobs/getJob.js';
 import type { AttemptView, JobView } from '../../jobs/jobView.js';
+import { startAttempt } from '../../jobs/startAttempt.js';
+import { startWorker, WORKER_DEFAULTS, type Worker, type WorkerOptions } from '../../worker/worker.js';
 import type { WorkerDeps } from '../engineDeps.js';
 
 /**

@@ -1,0 +1,197 @@
+// How workers find work: queued jobs whose backoff has passed, and attempts started
+// through the API that no worker owns yet. SKIP LOCKED lets any number of workers in
+// any number of processes claim side by side without ever taking the same row.
+import { v7 as uuidv7 } from 'uuid';
+import type { Queryable } from '../db/createPool.js';
+import { withTransaction } from '../db/withTransaction.js';
+import { jobEventRowsSql } from '../events/jobEventRows.js';
+import { ATTEMPT_COLUMNS, type AttemptRow } from '../jobs/attemptRow.js';
+import type { LockedJob } from '../jobs/lockJob.js';
+import { jobStatesInto, LIVE_ATTEMPT_STATES, sqlStates } from '../jobs/stateMachine.js';
+import type { Operation, OperationRegistry } from '../providers/operationRegistry.js';
+
+export interface ClaimedAttempt {
+  attempt: AttemptRow;
+  job: Pick<LockedJob, 'id' | 'operation' | 'input' | 'traceparent'>;
+  /** Seconds between the job becoming claimable and this claim. */
+  waitedSeconds: number;
+}
+
+const prefixed = (alias: string) =>
+  ATTEMPT_COLUMNS.split(', ')
+    .map((c) => `${alias}.${c}`)
+    .join(', ');
+
+// One statement and one commit for a whole batch: pick up to $3 claimable jobs, move them
+// to running and count the attempt, insert each attempt and its `attempt_started` audit
+// row. The attempts go straight to `running`, with this worker's lease and the operation's
+// deadline: this commit precedes every call, so the rule "running means the call may have
+// left" holds, and a worker that dies after it leaves them unknown (never failed) when
+// the lease lapses. What is given up is only the retry of attempts that provably never
+// left in the instant between this commit and the calls. $2 holds, per operation this process runs,
+// what startAttempt would otherwise decide in TypeScript: the effect, maxAttempts and the
+// provider for each attempt number (`providers[(n-1) % length]`, already through the
+// failover gate). Jobs the state machine would refuse are not picked: past maxAttempts,
+// or exclusive with a live attempt (the unique index attempts_one_live_exclusive would
+// refuse that insert anyway, and one refusal must not fail the batch). The row lock
+// taken by SKIP LOCKED re-reads the job if it changed after the statement's snapshot,
+// so a job started through the API meanwhile (state running) is not picked. `OFFSET 0`
+// keeps the live-attempt check a probe of one job's attempts: without it PostgreSQL may
+// hash every live attempt once per statement, a plan a session keeps, whose cost grows
+// with the attempts table (test/db/queryPlans.test.ts). The version
+// is left alone, as in startAttempt: it is the attempts' compare-and-swap token.
+export const CLAIM_BATCH_SQL = `
+WITH picked AS (
+  SELECT j.id, j.owner_id, extract(epoch FROM clock_timestamp() - j.run_after)::float8 AS waited
+  FROM onejob.jobs j
+  WHERE j.state = 'queued' AND j.run_after <= now() AND j.operation = ANY($1::text[])
+    AND j.completed_by IS NULL
+    AND j.attempt_count < ($2::jsonb -> j.operation ->> 'maxAttempts')::int
+    AND NOT (($2::jsonb -> j.operation ->> 'exclusive')::boolean AND EXISTS (
+      SELECT 1 FROM onejob.attempts a
+      WHERE a.job_id = j.id AND a.state IN (${sqlStates(LIVE_ATTEMPT_STATES)}) OFFSET 0))
+  ORDER BY j.run_after, j.created_at
+  LIMIT $3
+  FOR NO KEY UPDATE SKIP LOCKED
+),
+moved AS (
+  UPDATE onejob.jobs j SET state = 'running', attempt_count = j.attempt_count + 1, updated_at = now()
+  FROM picked p
+  WHERE j.id = p.id AND j.owner_id = p.owner_id AND j.state IN (${sqlStates(jobStatesInto('running'))})
+  RETURNING j.id, j.owner_id, j.operation, j.input, j.traceparent, j.version, j.attempt_count, p.waited
+),
+numbered AS (
+  SELECT m.*, row_number() OVER (ORDER BY m.id) AS k,
+         $2::jsonb -> m.operation AS cfg
+  FROM moved m
+),
+started AS (
+  INSERT INTO onejob.attempts (id, job_id, owner_id, n, provider, exclusive, origin, state, job_version, lease_owner, lease_expires_at, deadline_at)
+  SELECT ($4::uuid[])[k], id, owner_id, attempt_count,
+         cfg -> 'providers' ->> ((attempt_count - 1) % jsonb_array_length(cfg -> 'providers')),
+         (cfg ->> 'exclusive')::boolean,
+         CASE WHEN attempt_count = 1 THEN 'worker' ELSE 'retry' END,
+         'running', version, $5::text, now() + make_interval(secs => $6::float8 / 1000),
+         now() + make_interval(secs => (cfg ->> 'timeoutMs')::float8 / 1000)
+  FROM numbered
+  RETURNING ${ATTEMPT_COLUMNS}
+),
+events AS (
+  SELECT ($7::uuid[])[nb.k] AS event_id, s.job_id, nb.owner_id, s.id AS attempt_id,
+         'attempt_started'::text AS type,
+         jsonb_build_object('attemptId', s.id, 'n', s.n, 'provider', s.provider, 'origin', s.origin,
+                            'jobVersion', s.job_version) AS data,
+         NULL::text AS publish, NULL::jsonb AS event
+  FROM started s JOIN numbered nb ON nb.id = s.job_id
+), ${jobEventRowsSql('events')}
+SELECT ${prefixed('s')}, nb.operation, nb.input, nb.traceparent, nb.waited
+FROM started s JOIN numbered nb ON nb.id = s.job_id
+ORDER BY nb.k`;
+
+// The claim must walk jobs_claimable in its order and stop after $3 jobs. Without
+// statistics (a queue filled faster than autovacuum analyses it), PostgreSQL guesses a
+// handful of queued jobs, finds reading them all and sorting them as cheap as walking the
+// index, and then reads, sorts and filters the whole backlog (with a live-attempt probe per
+// job) for every claim: the drain slowed to a third. No estimate can make that plan
+// cheaper than the walk when sorting is off, and every sort left in the statement (the
+// numbering of a handful of claimed rows) has no alternative, so nothing else changes.
+// A disabled step still counts, at a cost of 10^10, and a plan that costly is compiled
+// with JIT (3 s per claim): JIT is off for the claim too. The claim runs in a transaction
+// of its own with these settings (test/db/queryPlans.test.ts).
+export const CLAIM_PLANNER_SQL = 'SET LOCAL enable_sort = off; SET LOCAL jit = off';
+
+type ClaimRow = AttemptRow & {
+  operation: string;
+  input: Record<string, unknown>;
+  traceparent: string | null;
+  waited: number;
+};
+
+/**
+ * Claims up to `limit` queued jobs in one statement and one commit, and starts each
+ * one's next attempt, already `running`, under this worker's lease: call their
+ * providers only after this returns. `rotation` gives,
+ * per operation, the provider of attempt n at index (n-1) % length.
+ */
+export async function claimQueuedJobs(
+  db: Queryable,
+  operations: OperationRegistry,
+  worker: {
+    id: string;
+    leaseMs: number;
+    limit: number;
+    rotation: (operation: Operation) => Promise<string[]>;
+  },
+): Promise<ClaimedAttempt[]> {
+  if (worker.limit <= 0) return [];
+  // Only operations this process runs: code operations live in the processes that define them.
+  const names = operations.names();
+  const config: Record<
+    string,
+    { exclusive: boolean; maxAttempts: number; timeoutMs: number; providers: string[] }
+  > = {};
+  for (const name of names) {
+    const operation = operations.get(name);
+    if (!operation || operation.providers.length === 0) continue;
+    config[name] = {
+      exclusive: operation.effect === 'exclusive',
+      maxAttempts: operation.maxAttempts,
+      timeoutMs: operation.attemptTimeoutMs,
+      providers: await worker.rotation(operation),
+    };
+  }
+  const ids = Array.from({ length: worker.limit }, () => uuidv7());
+  const eventIds = Array.from({ length: worker.limit }, () => uuidv7());
+  const { rows } = await withTransaction(db, async (tx) => {
+    await tx.query(CLAIM_PLANNER_SQL);
+    return tx.query<ClaimRow>({
+      name: 'onejob-claim-batch',
+      text: CLAIM_BATCH_SQL,
+      values: [Object.keys(config), config, worker.limit, ids, worker.id, worker.leaseMs, eventIds],
+    });
+  });
+  return rows.map(({ operation, input, traceparent, waited, ...attempt }) => ({
+    attempt,
+    job: { id: attempt.job_id, operation, input, traceparent },
+    waitedSeconds: Math.max(0, waited),
+  }));
+}
+
+// The operation check is a probe of the one job of each candidate (OFFSET 0 keeps it one):
+// written as IN, a plan made without statistics hashed every job of those operations.
+const CLAIM_UNOWNED_SQL = `
+WITH picked AS (
+  SELECT id FROM onejob.attempts
+  WHERE state = 'starting' AND lease_owner IS NULL
+    AND ($3::text[] IS NULL OR EXISTS (
+      SELECT 1 FROM onejob.jobs j WHERE j.id = attempts.job_id AND j.operation = ANY($3::text[]) OFFSET 0))
+  ORDER BY started_at
+  LIMIT 1
+  FOR UPDATE SKIP LOCKED
+)
+UPDATE onejob.attempts a SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2::float8 / 1000)
+FROM picked WHERE a.id = picked.id
+RETURNING ${ATTEMPT_COLUMNS.split(', ')
+  .map((c) => `a.${c}`)
+  .join(', ')},
+  extract(epoch FROM clock_timestamp() - a.started_at)::float8 AS waited`;
+
+const JOB_SQL = 'SELECT id, operation, input, traceparent FROM onejob.jobs WHERE id = $1';
+
+/** Takes one attempt that was started through the API and waits for a worker. */
+export async function claimUnownedAttempt(
+  db: Queryable,
+  worker: { id: string; leaseMs: number; operations?: string[] },
+): Promise<ClaimedAttempt | undefined> {
+  const { rows } = await db.query<AttemptRow & { waited: number }>(CLAIM_UNOWNED_SQL, [
+    worker.id,
+    worker.leaseMs,
+    worker.operations ?? null,
+  ]);
+  const row = rows[0];
+  if (!row) return undefined;
+  const { waited, ...attempt } = row;
+  const job = await db.query<ClaimedAttempt['job']>(JOB_SQL, [attempt.job_id]);
+  if (!job.rows[0]) return undefined;
+  return { attempt, job: job.rows[0], waitedSeconds: Math.max(0, waited) };
+}

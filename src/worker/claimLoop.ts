@@ -1,0 +1,140 @@
+// The claim loop: fills the worker's free slots with attempts started through the API
+// and with queued jobs (every free slot in one statement), then sleeps for the poll
+// interval unless woken.
+import { DatabaseOutage } from '../db/databaseOutage.js';
+import { providerRotation } from '../jobs/chooseProvider.js';
+import type { Operation } from '../providers/operationRegistry.js';
+import { type ClaimedAttempt, claimQueuedJobs, claimUnownedAttempt } from './claimJobs.js';
+import type { AttemptRunner } from './runAttempt.js';
+import type { WorkerContext } from './workerContext.js';
+
+/** How long the worker's claims reuse the failover gate's answer for an operation. */
+const ROTATION_CACHE_MS = 1_000;
+
+/** The claim loop of a worker: `done` settles once it stopped claiming after `stop()`. */
+export interface ClaimLoop {
+  readonly done: Promise<void>;
+  /** Look for work now: an attempt was started through the API, or a job was queued. */
+  wake(): void;
+  /** No new claims; the current pause ends at once. */
+  stop(): void;
+}
+
+/** What the claim loop keeps to itself. */
+interface LoopState {
+  /** Attempts claimed and not yet finished. */
+  busy: number;
+  /** Ends the current pause. */
+  wakeUp: (() => void) | undefined;
+  /** Set by wake(): an attempt was started through the API, look for unowned attempts. */
+  woken: boolean;
+}
+
+export function startClaimLoop(ctx: WorkerContext, runner: AttemptRunner): ClaimLoop {
+  const loop: LoopState = { busy: 0, wakeUp: undefined, woken: true };
+  const launch = (claimed: ClaimedAttempt) =>
+    ctx.tasks.track(
+      runner.run(claimed).finally(() => {
+        loop.busy -= 1;
+        loop.wakeUp?.();
+      }),
+    );
+  return {
+    done: claimLoop(ctx, loop, launch),
+    wake() {
+      loop.woken = true;
+      loop.wakeUp?.();
+    },
+    stop() {
+      loop.wakeUp?.();
+    },
+  };
+}
+
+async function claimLoop(
+  ctx: WorkerContext,
+  loop: LoopState,
+  launch: (claimed: ClaimedAttempt) => void,
+): Promise<void> {
+  const { pool, operations, metrics } = ctx.deps;
+  const { concurrency, leaseMs, pollMs } = ctx.settings;
+  const rotation = rotationCache(ctx);
+  let unownedCheckedAt = 0;
+  // During a failover every claim fails: the loop waits longer and logs the outage once.
+  const outage = new DatabaseOutage(ctx.log, 'claiming');
+  while (ctx.running()) {
+    let wait = pollMs;
+    try {
+      while (ctx.running() && loop.busy < concurrency) {
+        // Attempts started through the API: when wake() says one was started here, and at
+        // least once per poll interval for those started by other processes.
+        if (loop.woken || Date.now() - unownedCheckedAt >= pollMs) {
+          loop.woken = false;
+          unownedCheckedAt = Date.now();
+          while (ctx.running() && loop.busy < concurrency) {
+            const unowned = await claimUnownedAttempt(pool, {
+              id: ctx.id,
+              leaseMs,
+              operations: operations.names(),
+            });
+            if (!unowned) break;
+            metrics.claimLatency.observe(unowned.waitedSeconds);
+            loop.busy += 1;
+            launch(unowned);
+          }
+        }
+        const free = concurrency - loop.busy;
+        if (!ctx.running() || free <= 0) break;
+        // Every free slot in one statement: the claim loop's pace no longer bounds intake.
+        const batch = await claimQueuedJobs(pool, operations, {
+          id: ctx.id,
+          leaseMs,
+          limit: free,
+          rotation,
+        });
+        if (batch.length === 0) break;
+        loop.busy += batch.length;
+        for (const claimed of batch) {
+          metrics.claimLatency.observe(claimed.waitedSeconds);
+          launch(claimed);
+        }
+        if (batch.length < free) break;
+      }
+      outage.succeeded();
+    } catch (error) {
+      wait = outage.failed(error, 'claiming failed; retrying after the poll interval', pollMs);
+    }
+    if (ctx.running()) await pause(loop, wait);
+  }
+}
+
+/** Sleeps `ms`, or until `loop.wakeUp()` is called. */
+function pause(loop: LoopState, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      loop.wakeUp = undefined;
+      resolve();
+    }
+    loop.wakeUp = done;
+  });
+}
+
+/**
+ * The failover gate reads the verifications table; an idle worker polls often, so its
+ * answer is reused for a second (a backup verified or refused just now is seen by this
+ * worker's claims at most a second later; the API's fallback button asks anew).
+ */
+function rotationCache(ctx: WorkerContext): (operation: Operation) => Promise<string[]> {
+  const rotations = new Map<string, { at: number; providers: Promise<string[]> }>();
+  return (operation) => {
+    if (operation.providers.length < 2) return Promise.resolve([...operation.providers]);
+    const cached = rotations.get(operation.name);
+    if (cached && Date.now() - cached.at < ROTATION_CACHE_MS) return cached.providers;
+    const providers = providerRotation(ctx.deps, operation);
+    rotations.set(operation.name, { at: Date.now(), providers });
+    providers.catch(() => rotations.delete(operation.name));
+    return providers;
+  };
+}

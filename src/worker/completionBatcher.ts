@@ -1,0 +1,89 @@
+// Results that arrive within the same moment share one completion statement and one
+// commit (completeWinners). An attempt that did not win there, or a batch whose statement
+// failed, is completed on its own by completeAttempt, which locks the job and records a
+// lost race or a discarded late result: batching changes how many commits there are,
+// never what gets written.
+import type { Queryable } from '../db/createPool.js';
+import { type Completion, completeAttempt } from '../jobs/completeAttempt.js';
+import { completeWinners, type Offered } from '../jobs/completeWinners.js';
+
+export interface CompletionBatcher {
+  /** Offers one attempt's result; resolves once it is committed, won or not. */
+  offer(offered: Offered): Promise<Completion>;
+}
+
+interface Waiting {
+  offered: Offered;
+  resolve: (c: Completion) => void;
+  reject: (e: unknown) => void;
+}
+
+export interface CompletionBatcherOptions {
+  /** Statements in flight at once; results arriving meanwhile wait for the next one. */
+  maxInFlight?: number;
+  /** Most results in one statement. */
+  maxBatch?: number;
+  onBatchFailed?: (error: unknown, size: number) => void;
+}
+
+export function createCompletionBatcher(
+  db: Queryable,
+  options: CompletionBatcherOptions = {},
+): CompletionBatcher {
+  const maxInFlight = options.maxInFlight ?? 4;
+  const maxBatch = options.maxBatch ?? 100;
+  const queue: Waiting[] = [];
+  let inFlight = 0;
+  let scheduled = false;
+
+  const one = (w: Waiting) => completeAttempt(db, w.offered.attempt.id, w.offered).then(w.resolve, w.reject);
+
+  async function flush(batch: Waiting[]): Promise<void> {
+    let winners: Map<string, number>;
+    try {
+      winners = await completeWinners(
+        db,
+        batch.map((w) => w.offered),
+      );
+    } catch (error) {
+      options.onBatchFailed?.(error, batch.length);
+      await Promise.all(batch.map(one));
+      return;
+    }
+    const rest: Waiting[] = [];
+    for (const w of batch) {
+      const version = winners.get(w.offered.attempt.id);
+      if (version === undefined) rest.push(w);
+      else w.resolve({ kind: 'won', jobId: w.offered.attempt.job_id, version });
+    }
+    await Promise.all(rest.map(one));
+  }
+
+  function pump(): void {
+    scheduled = false;
+    while (inFlight < maxInFlight && queue.length > 0) {
+      const batch = queue.splice(0, maxBatch);
+      inFlight += 1;
+      void flush(batch).finally(() => {
+        inFlight -= 1;
+        schedule();
+      });
+    }
+  }
+
+  function schedule(): void {
+    if (scheduled || queue.length === 0 || inFlight >= maxInFlight) return;
+    scheduled = true;
+    // Results that arrive in the same turn of the event loop go out together.
+    setImmediate(pump);
+  }
+
+  return {
+    offer(offered) {
+      return new Promise<Completion>((resolve, reject) => {
+        queue.push({ offered, resolve, reject });
+        schedule();
+      });
+    },
+  };
+}

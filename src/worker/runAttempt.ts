@@ -1,0 +1,334 @@
+// The attempt runner: one claimed attempt, one provider call under a lease, its deadline
+// turned into an unknown outcome, its hedge, and the settlement of what came back.
+// Every settlement is committed by the functions next to this file and its effects go
+// through `settled` (the post-commit seam).
+import { claimStream } from '../compat/claimStream.js';
+import { liveStreams } from '../compat/liveStreams.js';
+import { isOnejobError } from '../errors/OnejobError.js';
+import { failpoint } from '../failpoints/failpoints.js';
+import { type AfterCommit, afterCompletion, afterFailure, afterUnknown } from '../jobs/afterCommit.js';
+import type { AttemptRow } from '../jobs/attemptRow.js';
+import { hedgeProvider, providerRotation } from '../jobs/chooseProvider.js';
+import { completeAttempt } from '../jobs/completeAttempt.js';
+import { failAttempt } from '../jobs/failAttempt.js';
+import { markUnknown } from '../jobs/markUnknown.js';
+import { startAttempt } from '../jobs/startAttempt.js';
+import type { TraceSpan } from '../observability/tracing/tracing.js';
+import { COMPAT_KIND } from '../providers/compatModels.js';
+import type { Operation } from '../providers/operationRegistry.js';
+import type { ProviderOutcome } from '../providers/types.js';
+import {
+  endProviderSpan,
+  recordAttemptOutcome,
+  startAttemptSpan,
+  startProviderSpan,
+} from './attemptSpans.js';
+import type { ClaimedAttempt } from './claimJobs.js';
+import { type CompletionBatcher, createCompletionBatcher } from './completionBatcher.js';
+import { markRunning, releaseLease } from './leases.js';
+import { settled, type WorkerContext } from './workerContext.js';
+
+/** The attempt runner: runs each attempt it is given, and its hedges, to a settlement. */
+export interface AttemptRunner {
+  run(claimed: ClaimedAttempt): Promise<void>;
+}
+
+/** What the runner keeps to itself; leases and open calls it shares through `ctx.held`. */
+interface Runner {
+  readonly ctx: WorkerContext;
+  /** Results of this worker's attempts, committed in batches: the success path. */
+  readonly completions: CompletionBatcher;
+  /** Job of each open call, so a winner can abort its siblings (hedges of a pure operation). */
+  readonly callJobs: Map<string, string>;
+  /** Calls aborted because a sibling won: their ending is a lost race, not a failure. */
+  readonly outraced: Set<string>;
+}
+
+export function createAttemptRunner(ctx: WorkerContext): AttemptRunner {
+  const r: Runner = {
+    ctx,
+    completions: createCompletionBatcher(ctx.deps.pool, {
+      onBatchFailed: (error, size) =>
+        ctx.log.debug({ err: error, size }, 'batched completion failed; completing one by one'),
+    }),
+    callJobs: new Map(),
+    outraced: new Set(),
+  };
+  return { run: (claimed) => runAttempt(r, claimed) };
+}
+
+/**
+ * Runs one claimed attempt. An attempt claimed from the queue is already running (the
+ * claim committed that); one still starting (hedges, attempts started through the API)
+ * is moved to running here, committed before its call.
+ */
+async function runAttempt(r: Runner, claimed: ClaimedAttempt): Promise<void> {
+  const { attempt: claimedAttempt, job } = claimed;
+  r.ctx.held.hold(claimedAttempt.id);
+  const span = startAttemptSpan(job.traceparent, claimedAttempt);
+  try {
+    await failpoint('worker.after_claim');
+    const operation = r.ctx.deps.operations.get(job.operation);
+    const provider = r.ctx.deps.providers.get(claimedAttempt.provider);
+    if (!operation || !provider) {
+      const message = !operation
+        ? `operation ${job.operation} is not configured`
+        : `provider ${claimedAttempt.provider} is not available`;
+      // Not called, by this process, whatever its state says.
+      settled(r.ctx, await failEarly(r, claimedAttempt, 'provider_unavailable', message));
+      return;
+    }
+    const attempt =
+      claimedAttempt.state === 'running'
+        ? claimedAttempt
+        : await markRunning(
+            r.ctx.deps.pool,
+            claimedAttempt.id,
+            r.ctx.id,
+            operation.attemptTimeoutMs,
+            r.ctx.settings.leaseMs,
+          );
+    if (!attempt) {
+      // Abandoned, cancelled or won by a sibling before the call: it provably never left.
+      const message = 'the job changed before this attempt called its provider';
+      settled(r.ctx, await failEarly(r, { ...claimedAttempt, state: 'starting' }, 'not_called', message));
+      return;
+    }
+    const { outcome, timedOut } = await call(r, attempt, operation, job, span);
+    await failpoint('worker.after_provider_response');
+    if (timedOut)
+      await timedOut.catch((error) => r.ctx.log.error({ err: error }, 'marking a timeout failed'));
+    const effects = await settleOutcome(r, attempt, operation, outcome, timedOut !== undefined, job);
+    if (effects) settled(r.ctx, effects);
+    recordAttemptOutcome(
+      span,
+      outcome,
+      timedOut && !effects ? { jobId: job.id, outcome: 'unknown' } : effects,
+    );
+    const won = outcome.kind === 'success' && effects?.outcome === 'succeeded';
+    if (won && operation.effect === 'pure' && operation.abortLosers) abortSiblings(r, attempt);
+    if (!effects) await releaseLease(r.ctx.deps.pool, attempt.id, r.ctx.id);
+  } finally {
+    span.end();
+    r.ctx.held.release(claimedAttempt.id);
+  }
+}
+
+async function failEarly(
+  r: Runner,
+  attempt: AttemptRow,
+  code: string,
+  message: string,
+): Promise<AfterCommit> {
+  const failed = await failAttempt(
+    r.ctx.deps.pool,
+    r.ctx.deps.operations,
+    attempt.id,
+    { error: { code, message } },
+    { from: [attempt.state === 'running' ? 'running' : 'starting'] },
+  );
+  return {
+    ...afterFailure(attempt.job_id, failed),
+    log: { level: 'info', message: 'attempt failed before its call', fields: { n: attempt.n, error: code } },
+  };
+}
+
+/** The provider call, with its deadline (unknown outcome), grace period and hedge timer. */
+async function call(
+  r: Runner,
+  attempt: AttemptRow,
+  operation: Operation,
+  job: ClaimedAttempt['job'],
+  span: TraceSpan,
+): Promise<{ outcome: ProviderOutcome; timedOut: Promise<void> | undefined }> {
+  const { pool, operations } = r.ctx.deps;
+  const provider = r.ctx.deps.providers.get(attempt.provider)!;
+  const controller = new AbortController();
+  r.ctx.held.openCall(attempt.id, controller);
+  r.callJobs.set(attempt.id, attempt.job_id);
+  let timedOut: Promise<void> | undefined;
+  const deadline = setTimeout(() => {
+    timedOut = markUnknown(pool, operations, attempt.id, {
+      code: 'timeout',
+      message: `no answer within attemptTimeoutMs (${operation.attemptTimeoutMs} ms)`,
+    }).then((marked) =>
+      settled(r.ctx, {
+        ...afterUnknown(attempt.job_id, marked),
+        log: {
+          level: 'warn',
+          message: 'attempt timed out: outcome unknown',
+          fields: { n: attempt.n, job: marked.marked ? marked.job : undefined },
+        },
+      }),
+    );
+    // Handled here so a failure while the provider call is still open (no writable database
+    // during a failover) does not end the process; it is logged once the call returns.
+    timedOut.catch(() => undefined);
+  }, operation.attemptTimeoutMs);
+  // After the deadline the call stays open for the grace period: a late answer still counts.
+  const hardStop = setTimeout(
+    () => controller.abort(new Error('grace period over')),
+    operation.attemptTimeoutMs + r.ctx.settings.graceMs,
+  );
+  const hedgeTimer =
+    operation.effect === 'pure' && operation.hedgeAfterMs !== undefined && attempt.origin !== 'hedge'
+      ? setTimeout(() => r.ctx.tasks.track(hedge(r, attempt, operation, job)), operation.hedgeAfterMs)
+      : undefined;
+  const onText = operation.kind === COMPAT_KIND ? streamClaim(r, attempt, controller, hedgeTimer) : undefined;
+  let outcome: ProviderOutcome;
+  const client = startProviderSpan(span, provider, attempt);
+  try {
+    outcome = await provider.call({
+      jobId: job.id,
+      attemptId: attempt.id,
+      attempt: attempt.n,
+      operation,
+      input: job.input,
+      idempotencyKey: job.id,
+      // The adapters send it as `traceparent`: the provider's own spans join the job's trace.
+      traceparent: client.traceparent ?? job.traceparent,
+      signal: controller.signal,
+      onText,
+    });
+  } catch (error) {
+    outcome = { kind: 'unknown', error: { code: 'provider_error', message: (error as Error).message } };
+  } finally {
+    clearTimeout(deadline);
+    clearTimeout(hardStop);
+    clearTimeout(hedgeTimer);
+    r.ctx.held.closeCall(attempt.id);
+    r.callJobs.delete(attempt.id);
+    if (onText) liveStreams.close(attempt.job_id, attempt.id);
+  }
+  endProviderSpan(client, outcome);
+  return { outcome, timedOut };
+}
+
+/**
+ * Commits what the call answered and says what to apply after commit; undefined when
+ * nothing was written (an ambiguous answer after the deadline already made it unknown):
+ * the attempt's lease is then released for reconciliation.
+ */
+async function settleOutcome(
+  r: Runner,
+  attempt: AttemptRow,
+  operation: Operation,
+  outcome: ProviderOutcome,
+  timedOut: boolean,
+  job: ClaimedAttempt['job'],
+): Promise<AfterCommit | undefined> {
+  const { pool, operations } = r.ctx.deps;
+  const tag = { attemptId: attempt.id, n: attempt.n, provider: attempt.provider };
+  if (r.outraced.delete(attempt.id) && outcome.kind !== 'success') {
+    // Aborted because a sibling already won: offer an empty result, which the
+    // compare-and-swap refuses (the job has its winner), so the attempt is recorded as
+    // lost_race with what it cost until the abort.
+    const done = await completeAttempt(pool, attempt.id, {
+      result: null,
+      usage: outcome.usage,
+      costMicros: outcome.costMicros,
+    });
+    const message = 'attempt aborted: a sibling attempt won';
+    return {
+      ...afterCompletion(attempt.job_id, done),
+      log: { level: 'info', message, fields: { ...tag, completion: done.kind } },
+    };
+  }
+  if (outcome.kind === 'success') {
+    const done = await r.completions.offer({ attempt, traceparent: job.traceparent, ...outcome });
+    const message = done.kind === 'won' ? 'attempt won' : `attempt result discarded (${done.kind})`;
+    return {
+      ...afterCompletion(attempt.job_id, done),
+      log: { level: 'info', message, fields: { ...tag, completion: done.kind } },
+    };
+  }
+  // For a pure operation an ambiguous answer is as good as a failure: retrying has no side effect.
+  if (outcome.kind === 'failure' || operation.effect === 'pure') {
+    // A pure job may fail over from a provider that failed it for good: settleJob needs the rotation.
+    const rotation = operation.effect === 'pure' ? await providerRotation(r.ctx.deps, operation) : undefined;
+    const failed = await failAttempt(pool, operations, attempt.id, outcome, {
+      from: ['running', 'unknown'],
+      ...(rotation ? { rotation } : {}),
+    });
+    const fields = { ...tag, error: outcome.error, job: failed.failed ? failed.job : undefined };
+    return {
+      ...afterFailure(attempt.job_id, failed),
+      log: { level: 'info', message: 'attempt failed', fields },
+    };
+  }
+  if (timedOut) return undefined;
+  const marked = await markUnknown(pool, operations, attempt.id, outcome.error, {
+    usage: outcome.usage,
+    costMicros: outcome.costMicros,
+  });
+  await releaseLease(pool, attempt.id, r.ctx.id);
+  const fields = { ...tag, error: outcome.error };
+  return {
+    ...afterUnknown(attempt.job_id, marked),
+    log: { level: 'warn', message: 'attempt outcome unknown', fields },
+  };
+}
+
+/**
+ * The text relay of a compat attempt (docs/compat.md#streams): its first text claims the
+ * job's stream, which makes it the only attempt that can complete the job; the hedge
+ * timer stops and the siblings in this process are aborted (those elsewhere lose their
+ * compare-and-swap). An attempt that cannot claim is outraced and aborted.
+ */
+function streamClaim(
+  r: Runner,
+  attempt: AttemptRow,
+  controller: AbortController,
+  hedgeTimer: NodeJS.Timeout | undefined,
+): (delta: string) => Promise<boolean> {
+  let claimed = false;
+  return async (delta) => {
+    if (!claimed) {
+      if (!(await claimStream(r.ctx.deps.pool, attempt.id))) {
+        r.outraced.add(attempt.id);
+        controller.abort(new Error('a sibling attempt produced the job its text first'));
+        return false;
+      }
+      claimed = true;
+      clearTimeout(hedgeTimer);
+      abortSiblings(r, attempt);
+      liveStreams.open(attempt.job_id, attempt.id);
+    }
+    liveStreams.append(attempt.job_id, attempt.id, delta);
+    return true;
+  };
+}
+
+/** Once an attempt has won, the siblings still waiting on a provider only cost money: abort them. */
+function abortSiblings(r: Runner, winner: AttemptRow): void {
+  for (const [attemptId, jobId] of r.callJobs) {
+    if (jobId !== winner.job_id || attemptId === winner.id) continue;
+    r.outraced.add(attemptId);
+    r.ctx.held.call(attemptId)?.abort(new Error(`attempt ${winner.n} of this job won`));
+  }
+}
+
+async function hedge(
+  r: Runner,
+  attempt: AttemptRow,
+  operation: Operation,
+  job: ClaimedAttempt['job'],
+): Promise<void> {
+  if (!r.ctx.running()) return;
+  const next = await hedgeProvider(r.ctx.deps, operation, attempt.provider);
+  if (!next) return;
+  try {
+    const started = await startAttempt(r.ctx.deps.pool, r.ctx.deps.operations, {
+      jobId: attempt.job_id,
+      origin: 'hedge',
+      provider: next,
+      leaseOwner: r.ctx.id,
+      leaseMs: r.ctx.settings.leaseMs,
+    });
+    r.ctx.log.info({ jobId: attempt.job_id, n: started.attempt.n, provider: next }, 'hedged attempt started');
+    await runAttempt(r, { attempt: started.attempt, job, waitedSeconds: 0 });
+  } catch (error) {
+    // The job finished, or has no attempts left: nothing to hedge.
+    if (!isOnejobError(error)) throw error;
+  }
+}

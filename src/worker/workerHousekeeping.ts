@@ -1,0 +1,157 @@
+// The worker's housekeeping, on timers beside the claim loop: renewing the leases of the
+// attempts it holds, turning other workers' expired leases into definite failures or
+// unknown outcomes, reconciling unknown attempts, and recounting the unknown-jobs gauge.
+import { DatabaseOutage } from '../db/databaseOutage.js';
+import { type AfterCommit, afterFailure, afterUnknown } from '../jobs/afterCommit.js';
+import type { AttemptRow } from '../jobs/attemptRow.js';
+import { failAttempt } from '../jobs/failAttempt.js';
+import { markUnknown } from '../jobs/markUnknown.js';
+import { claimUnknownAttempt, type ExpiredLease, findExpiredLeases, renewLeases } from './leases.js';
+import { type ReconcileJob, reconcileAttempt } from './reconcileAttempt.js';
+import { settled, type WorkerContext } from './workerContext.js';
+
+const JOB_SQL = 'SELECT id, operation, input, traceparent FROM onejob.jobs WHERE id = $1';
+export const UNKNOWN_JOBS_SQL = `SELECT count(*)::int AS n FROM onejob.jobs WHERE state = 'unknown'`;
+
+/** How often the onejob_jobs_unknown gauge is recounted (from the partial index jobs_unknown). */
+const UNKNOWN_GAUGE_MS = 10_000;
+
+/** What housekeeping keeps to itself. */
+interface Housekeeper {
+  readonly ctx: WorkerContext;
+  /** When the unknown-jobs gauge was last recounted. */
+  unknownCountedAt: number;
+}
+
+/** The running housekeeping: `stop` ends its timers and waits for a tick in progress. */
+export interface Housekeeping {
+  stop(): Promise<void>;
+}
+
+/** Starts the housekeeping timers. */
+export function startHousekeeping(ctx: WorkerContext): Housekeeping {
+  const { leaseMs } = ctx.settings;
+  // Housekeeping (lease renewal above all) goes on until stop(), after the last attempt drained.
+  let on = true;
+  const own: Housekeeper = { ctx, unknownCountedAt: 0 };
+  const timers = new Set<NodeJS.Timeout>();
+  // Ticks in progress: stopping waits for them, so none queries a pool the caller is about to close.
+  const ticking = new Set<Promise<void>>();
+  const outage = new DatabaseOutage(ctx.log, 'worker housekeeping (lease renewal, expiry, reconciliation)');
+  const every = (ms: number, fn: (h: Housekeeper) => Promise<void>) => {
+    const tick = async () => {
+      try {
+        await fn(own);
+        outage.succeeded();
+      } catch (error) {
+        outage.failed(error, 'worker housekeeping failed', 0);
+      }
+      if (on) schedule();
+    };
+    const schedule = () => {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        const running = tick();
+        ticking.add(running);
+        void running.finally(() => ticking.delete(running));
+      }, ms);
+      timers.add(t);
+    };
+    schedule();
+  };
+  every(Math.max(20, Math.floor(leaseMs / 3)), heartbeat);
+  every(Math.max(20, Math.min(1_000, Math.floor(leaseMs / 2))), maintain);
+  return {
+    async stop() {
+      on = false;
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      await Promise.all([...ticking]);
+    },
+  };
+}
+
+async function heartbeat({ ctx }: Housekeeper): Promise<void> {
+  const ids = ctx.held.ids();
+  if (ids.length === 0) return;
+  const kept = await renewLeases(ctx.deps.pool, ids, ctx.id, ctx.settings.leaseMs);
+  for (const attemptId of ids) {
+    if (!kept.has(attemptId))
+      ctx.log.debug({ attemptId }, 'attempt resolved elsewhere; its late answer will be recorded only');
+  }
+}
+
+async function maintain(h: Housekeeper): Promise<void> {
+  const { ctx } = h;
+  const { pool } = ctx.deps;
+  for (const expired of await findExpiredLeases(pool)) settled(ctx, await expireLease(ctx, expired));
+  for (let i = 0; i < 5 && ctx.running(); i++) {
+    const unknown = await claimUnknownAttempt(pool, ctx.id, ctx.settings.leaseMs);
+    if (!unknown) break;
+    // A late heartbeat can let our own reconciliation's lease lapse; never run it twice.
+    if (!ctx.held.holds(unknown.id)) ctx.tasks.track(reconcile(ctx, unknown));
+  }
+  // A count over the jobs table: too dear for every tick of every worker.
+  if (Date.now() - h.unknownCountedAt >= UNKNOWN_GAUGE_MS) {
+    h.unknownCountedAt = Date.now();
+    const { rows } = await pool.query<{ n: number }>(UNKNOWN_JOBS_SQL);
+    ctx.deps.metrics.jobsUnknown.set(rows[0]?.n ?? 0);
+  }
+}
+
+/**
+ * An attempt whose worker stopped renewing its lease: one that never called its provider
+ * failed definitely; one that did has an unknown outcome.
+ */
+async function expireLease(ctx: WorkerContext, expired: ExpiredLease): Promise<AfterCommit> {
+  const { pool, operations } = ctx.deps;
+  if (expired.state === 'starting') {
+    const failed = await failAttempt(
+      pool,
+      operations,
+      expired.id,
+      {
+        error: {
+          code: 'lease_expired_before_call',
+          message: 'the worker stopped before calling the provider',
+        },
+      },
+      { from: ['starting'], leaseExpiredOnly: true },
+    );
+    return afterFailure(expired.job_id, failed);
+  }
+  const marked = await markUnknown(
+    pool,
+    operations,
+    expired.id,
+    { code: 'lease_expired', message: 'the worker running this attempt stopped renewing its lease' },
+    { leaseExpiredOnly: true },
+  );
+  return {
+    ...afterUnknown(expired.job_id, marked),
+    log: marked.marked
+      ? {
+          level: 'warn',
+          message: 'lease expired: attempt outcome unknown',
+          fields: { attemptId: expired.id, job: marked.job },
+        }
+      : undefined,
+  };
+}
+
+async function reconcile(ctx: WorkerContext, attempt: AttemptRow): Promise<void> {
+  ctx.held.hold(attempt.id);
+  const controller = new AbortController();
+  ctx.held.openCall(attempt.id, controller);
+  try {
+    const { rows } = await ctx.deps.pool.query<ReconcileJob>(JOB_SQL, [attempt.job_id]);
+    if (!rows[0]) return;
+    const result = await reconcileAttempt(ctx.deps, attempt, rows[0], controller.signal);
+    const { afterCommit, ...logged } = result.resolved ? result : { ...result, afterCommit: undefined };
+    if (afterCommit) settled(ctx, afterCommit);
+    ctx.log.info({ jobId: attempt.job_id, n: attempt.n, result: logged }, 'reconciliation');
+  } finally {
+    ctx.held.closeCall(attempt.id);
+    ctx.held.release(attempt.id);
+  }
+}
