@@ -307,8 +307,11 @@ describe('the worker path planned on a freshly filled queue, without statistics'
   };
 
   const operations = new OperationRegistry({
-    operations: { noop: { kind: 'http', providers: ['p'], effect: 'exclusive', maxAttempts: 3 } },
-  } as never);
+    config: {
+      operations: { noop: { kind: 'http', providers: ['p'], effect: 'exclusive', maxAttempts: 3 } },
+    } as never,
+    inputChecks: new Map(),
+  });
   const noop = operations.get('noop')!;
   const running = (g: number) => `00000000-0000-7000-9000-${g.toString(16).padStart(12, '0')}`;
 
