@@ -51,7 +51,11 @@ export type GateDeps = Pick<EngineDeps, 'pool' | 'config'>;
 export type EffectDeps = Pick<EngineDeps, 'wakeups' | 'metrics' | 'logger'>;
 
 /** The worker and reconciliation. */
-export type WorkerDeps = EngineDeps;
+/**
+ * The worker: everything, and the hub, whose notifications of committed outbox rows (every
+ * new job commits its `created` event) wake an idle claim loop before its next poll.
+ */
+export type WorkerDeps = EngineDeps & { readonly wakeups: WakeupHub };
 
 /** The relay. */
 export type RelayDeps = Pick<EngineDeps, 'pool' | 'config' | 'metrics' | 'logger'> & {

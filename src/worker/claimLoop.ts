@@ -2,6 +2,7 @@
 // and with queued jobs (every free slot in one statement), then sleeps for the poll
 // interval unless woken.
 import { DatabaseOutage } from '../db/databaseOutage.js';
+import { OUTBOX_CHANNEL } from '../events/wakeups.js';
 import { providerRotation } from '../jobs/chooseProvider.js';
 import type { Operation } from '../providers/operationRegistry.js';
 import { type ClaimedAttempt, claimQueuedJobs, claimUnownedAttempt } from './claimJobs.js';
@@ -32,6 +33,19 @@ interface LoopState {
 
 export function startClaimLoop(ctx: WorkerContext, runner: AttemptRunner): ClaimLoop {
   const loop: LoopState = { busy: 0, wakeUp: undefined, woken: true };
+  const { concurrency } = ctx.settings;
+  // Every new job commits its `created` event, and so notifies the relays' channel: an
+  // idle loop with a free slot hears it too and claims now instead of at its next poll. A
+  // busy loop ignores it (it claims again as a slot frees), and a lost notification costs
+  // only the poll interval.
+  const listening = ctx.deps.wakeups
+    .listen(OUTBOX_CHANNEL, () => {
+      if (loop.busy < concurrency) loop.wakeUp?.();
+    })
+    .catch((error: unknown) => {
+      ctx.log.warn({ err: error }, 'worker not listening for new jobs; it finds them at each poll');
+      return undefined;
+    });
   const launch = (claimed: ClaimedAttempt) =>
     ctx.tasks.track(
       runner.run(claimed).finally(() => {
@@ -40,7 +54,10 @@ export function startClaimLoop(ctx: WorkerContext, runner: AttemptRunner): Claim
       }),
     );
   return {
-    done: claimLoop(ctx, loop, launch),
+    done: claimLoop(ctx, loop, launch).finally(async () => {
+      const unlisten = await listening;
+      await unlisten?.();
+    }),
     wake() {
       loop.woken = true;
       loop.wakeUp?.();
