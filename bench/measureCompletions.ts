@@ -22,8 +22,23 @@ export interface CompletionOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Longest a drain may take to complete its first job before the run gives up on it. */
+const FIRST_COMPLETION_LIMIT_MS = 120_000;
+
 export async function measureCompletions(o: CompletionOptions): Promise<LoadResult> {
   const progress = o.progress ?? silentProgress;
+  // The window opens once the worker has completed its first job: a worker's start (a
+  // process starting, its first plans on a queue without statistics) is reported on its
+  // own, as firstCompletionMs, instead of eating into a short window.
+  const started = performance.now();
+  const before = await o.completed();
+  while ((await o.completed()) === before) {
+    if (performance.now() - started > FIRST_COMPLETION_LIMIT_MS)
+      throw new Error(`${o.label}: no job completed within ${FIRST_COMPLETION_LIMIT_MS / 1000} s`);
+    progress.update(`${o.label}: waiting for the first completed job`);
+    await sleep(o.pollMs ?? 50);
+  }
+  const firstCompletionMs = round(performance.now() - started, 0);
   const start = performance.now();
   const measureFrom = start + o.warmupMs;
   const end = measureFrom + o.durationMs;
@@ -58,6 +73,7 @@ export async function measureCompletions(o: CompletionOptions): Promise<LoadResu
     seconds: round(seconds, 3),
     throughput: round(ops / seconds, 1),
     issued: c1,
+    firstCompletionMs,
     ...summariseLatencies(o.latencies?.() ?? []),
   };
 }

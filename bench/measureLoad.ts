@@ -30,6 +30,8 @@ export interface LoadResult extends LatencySummary {
   throughput: number;
   /** Operations issued in total, warm-up included. */
   issued: number;
+  /** A drain only: milliseconds from the worker's start to its first completed job. */
+  firstCompletionMs?: number;
 }
 
 export async function measureLoad(o: LoadOptions): Promise<LoadResult> {

@@ -49,6 +49,10 @@ describe('bench harness', () => {
       expect(s.result!.ops, s.id).toBeGreaterThan(0);
       expect(Number.isFinite(s.result!.throughput), s.id).toBe(true);
     }
+    // A drain's window opens at its first completed job; the wait before it is reported.
+    for (const s of run.scenarios.filter((x) => ['d', 'd-cold'].includes(x.id) && x.status === 'ok')) {
+      expect(s.result!.firstCompletionMs, s.id).toBeGreaterThan(0);
+    }
     for (const id of ['a64', 'a16', 'b', 'c']) {
       const s = run.scenarios.find((x) => x.id === id)!;
       expect(s.serverRssMb, id).toBeGreaterThan(0);
