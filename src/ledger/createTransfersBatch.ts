@@ -23,7 +23,10 @@ ON CONFLICT (owner_id, account) DO UPDATE SET debits = t.debits`;
 // each transfer's two entries come from a trigger), then their accounts, created on first
 // use with the transfer's currency, in name order so two writes creating the same accounts
 // cannot deadlock. The currency foreign keys, checked at the end of the statement, refuse a
-// currency that differs from an existing account's. A transfer whose id is taken inserts
+// currency that differs from an existing account's. The accounts insert names no conflict
+// target: the table has two unique keys, (owner, account) and (owner, account, currency),
+// and a conflict target covers only its own; two writes creating one account at once
+// would otherwise meet on the second key as a unique violation instead of a no-op. A transfer whose id is taken inserts
 // nothing at all, accounts included, and comes back without a row; the caller reads those
 // after the statement.
 const CREATE_BATCH_SQL = `
@@ -42,7 +45,7 @@ WITH req AS (
   SELECT t.owner_id, a.account, t.currency
   FROM t CROSS JOIN LATERAL (VALUES (t.debit_account), (t.credit_account)) AS a (account)
   ORDER BY t.owner_id, a.account
-  ON CONFLICT (owner_id, account) DO NOTHING
+  ON CONFLICT DO NOTHING
 )
 SELECT r.ord, t.* FROM t JOIN req r ON r.owner_id = t.owner_id AND r.id = t.id`;
 
