@@ -29,10 +29,22 @@ interface LoopState {
   wakeUp: (() => void) | undefined;
   /** Set by wake(): an attempt was started through the API, look for unowned attempts. */
   woken: boolean;
+  /**
+   * Something to look at arrived since the current round of claims began (a slot freed, a
+   * job was queued, an attempt was started): the next pause ends at once. Without it, a
+   * wake-up that lands while the claims are in flight would be lost for a poll interval.
+   */
+  kicked: boolean;
+}
+
+/** Ends the current pause, or the next one if the loop is busy claiming. */
+function kick(loop: LoopState): void {
+  loop.kicked = true;
+  loop.wakeUp?.();
 }
 
 export function startClaimLoop(ctx: WorkerContext, runner: AttemptRunner): ClaimLoop {
-  const loop: LoopState = { busy: 0, wakeUp: undefined, woken: true };
+  const loop: LoopState = { busy: 0, wakeUp: undefined, woken: true, kicked: false };
   const { concurrency } = ctx.settings;
   // Every new job commits its `created` event, and so notifies the relays' channel: an
   // idle loop with a free slot hears it too and claims now instead of at its next poll. A
@@ -40,7 +52,7 @@ export function startClaimLoop(ctx: WorkerContext, runner: AttemptRunner): Claim
   // only the poll interval.
   const listening = ctx.deps.wakeups
     .listen(OUTBOX_CHANNEL, () => {
-      if (loop.busy < concurrency) loop.wakeUp?.();
+      if (loop.busy < concurrency) kick(loop);
     })
     .catch((error: unknown) => {
       ctx.log.warn({ err: error }, 'worker not listening for new jobs; it finds them at each poll');
@@ -50,7 +62,7 @@ export function startClaimLoop(ctx: WorkerContext, runner: AttemptRunner): Claim
     ctx.tasks.track(
       runner.run(claimed).finally(() => {
         loop.busy -= 1;
-        loop.wakeUp?.();
+        kick(loop);
       }),
     );
   return {
@@ -60,7 +72,7 @@ export function startClaimLoop(ctx: WorkerContext, runner: AttemptRunner): Claim
     }),
     wake() {
       loop.woken = true;
-      loop.wakeUp?.();
+      kick(loop);
     },
     stop() {
       loop.wakeUp?.();
@@ -81,6 +93,7 @@ async function claimLoop(
   const outage = new DatabaseOutage(ctx.log, 'claiming');
   while (ctx.running()) {
     let wait = pollMs;
+    loop.kicked = false;
     try {
       while (ctx.running() && loop.busy < concurrency) {
         // Attempts started through the API: when wake() says one was started here, and at
@@ -128,6 +141,10 @@ async function claimLoop(
 /** Sleeps `ms`, or until `loop.wakeUp()` is called. */
 function pause(loop: LoopState, ms: number): Promise<void> {
   return new Promise<void>((resolve) => {
+    if (loop.kicked) {
+      resolve();
+      return;
+    }
     const timer = setTimeout(done, ms);
     function done() {
       clearTimeout(timer);
