@@ -1,9 +1,10 @@
 // How workers find work: queued jobs whose backoff has passed, and attempts started
 // through the API that no worker owns yet. SKIP LOCKED lets any number of workers in
 // any number of processes claim side by side without ever taking the same row.
+import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../db/createPool.js';
-import { withTransaction } from '../db/withTransaction.js';
+import { withLiterals } from '../db/withLiterals.js';
 import { jobEventRowsSql } from '../events/jobEventRows.js';
 import { ATTEMPT_COLUMNS, type AttemptRow } from '../jobs/attemptRow.js';
 import type { LockedJob } from '../jobs/lockJob.js';
@@ -97,7 +98,8 @@ ORDER BY nb.k`;
 // numbering of a handful of claimed rows) has no alternative, so nothing else changes.
 // A disabled step still counts, at a cost of 10^10, and a plan that costly is compiled
 // with JIT (3 s per claim): JIT is off for the claim too. The claim runs in a transaction
-// of its own with these settings (test/db/queryPlans.test.ts).
+// of its own with these settings (test/db/queryPlans.test.ts), sent with them as one
+// simple query.
 export const CLAIM_PLANNER_SQL = 'SET LOCAL enable_sort = off; SET LOCAL jit = off';
 
 type ClaimRow = AttemptRow & {
@@ -142,14 +144,21 @@ export async function claimQueuedJobs(
   }
   const ids = Array.from({ length: worker.limit }, () => uuidv7());
   const eventIds = Array.from({ length: worker.limit }, () => uuidv7());
-  const { rows } = await withTransaction(db, async (tx) => {
-    await tx.query(CLAIM_PLANNER_SQL);
-    return tx.query<ClaimRow>({
-      name: 'onejob-claim-batch',
-      text: CLAIM_BATCH_SQL,
-      values: [Object.keys(config), config, worker.limit, ids, worker.id, worker.leaseMs, eventIds],
-    });
-  });
+  // One simple query: the planner settings, then the claim, in one implicit transaction
+  // and one round trip (BEGIN, SET and COMMIT apart cost three more). A failure rolls the
+  // whole string back, and nothing is left open on the connection.
+  const results = (await db.query(
+    `${CLAIM_PLANNER_SQL};\n${withLiterals(CLAIM_BATCH_SQL, [
+      Object.keys(config),
+      config,
+      worker.limit,
+      ids,
+      worker.id,
+      worker.leaseMs,
+      eventIds,
+    ])}`,
+  )) as unknown as pg.QueryResult<ClaimRow>[];
+  const rows = results[results.length - 1]!.rows;
   return rows.map(({ operation, input, traceparent, waited, ...attempt }) => ({
     attempt,
     job: { id: attempt.job_id, operation, input, traceparent },

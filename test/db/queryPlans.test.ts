@@ -274,11 +274,12 @@ describe('the worker path planned on a freshly filled queue, without statistics'
     const plans: { sql: string; plan: string }[] = [];
     await c.query('BEGIN');
     try {
-      for (const [i, s] of sent.entries()) {
-        if (/^\s*SET LOCAL/i.test(s.text)) {
-          await c.query(s.text);
-          continue;
-        }
+      for (const [i, sentOne] of sent.entries()) {
+        // Planner settings, alone or sent in one simple query ahead of the statement they are for.
+        const settings = /^(?:\s*SET LOCAL[^;]*(?:;|$))+/i.exec(sentOne.text)?.[0];
+        if (settings) await c.query(settings);
+        const s = settings ? { ...sentOne, text: sentOne.text.slice(settings.length) } : sentOne;
+        if (!s.text.trim()) continue;
         const { rows } = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${s.text}`, s.values);
         plans.push({ sql: s.text, plan: rows.map((r) => r['QUERY PLAN']).join('\n') });
         if (s.name) {
