@@ -16,6 +16,8 @@ export interface WriteCost {
   /** Rows written (inserted + updated + deleted) per unit, by table and in total. */
   rowsPerJob: number;
   walBytesPerJob: number;
+  /** Of walBytesPerJob, the full-page images (a page's first change after a checkpoint). */
+  fullPageBytesPerJob: number;
   rowsByTable: Record<string, number>;
   /** WAL bytes per job by relation (tables and indexes), largest first; `other` is commits and the rest. */
   walByRelation: Record<string, number>;
@@ -27,13 +29,13 @@ FROM pg_stat_user_tables`;
 
 const WAL_SQL = `
 WITH r AS (
-  SELECT xid, record_length, block_ref FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
+  SELECT xid, record_length, fpi_length, block_ref FROM pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
 ),
 ours AS (
   SELECT DISTINCT xid FROM r WHERE block_ref LIKE $3 AND xid <> '0'::xid
 )
 SELECT coalesce(substring(block_ref FROM 'rel \\d+/\\d+/(\\d+)'), 'other') AS node,
-       sum(record_length)::int8 AS bytes
+       sum(record_length)::int8 AS bytes, sum(fpi_length)::int8 AS fpi
 FROM r
 WHERE block_ref LIKE $3 OR (xid <> '0'::xid AND xid IN (SELECT xid FROM ours))
 GROUP BY 1`;
@@ -66,7 +68,7 @@ export async function writeCounter(url: string) {
     read,
     /** Rows and WAL bytes between two readings, per job of `jobs`. */
     async cost(before: WriteCounters, after: WriteCounters, jobs: number): Promise<WriteCost> {
-      const { rows } = await client.query<{ node: string; bytes: string }>(WAL_SQL, [
+      const { rows } = await client.query<{ node: string; bytes: string; fpi: string }>(WAL_SQL, [
         before.lsn,
         after.lsn,
         `%rel %/${oid}/%`,
@@ -74,9 +76,11 @@ export async function writeCounter(url: string) {
       const { rows: relations } = await client.query<{ node: string; name: string }>(RELATIONS_SQL);
       const names = new Map(relations.map((r) => [r.node, r.name]));
       let walBytes = 0;
+      let fullPageBytes = 0;
       const walByRelation: Record<string, number> = {};
       for (const r of rows.sort((a, b) => Number(b.bytes) - Number(a.bytes))) {
         walBytes += Number(r.bytes);
+        fullPageBytes += Number(r.fpi);
         const name = names.get(r.node) ?? r.node;
         walByRelation[name] = (walByRelation[name] ?? 0) + Math.round(Number(r.bytes) / jobs);
       }
@@ -91,6 +95,7 @@ export async function writeCounter(url: string) {
       return {
         rowsPerJob: Math.round((total / jobs) * 100) / 100,
         walBytesPerJob: Math.round(walBytes / jobs),
+        fullPageBytesPerJob: Math.round(fullPageBytes / jobs),
         rowsByTable,
         walByRelation,
       };

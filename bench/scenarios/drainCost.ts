@@ -77,7 +77,7 @@ export function costResult(
     p50Ms: Number.NaN,
     p99Ms: Number.NaN,
     maxMs: Number.NaN,
-    note: `${who}: ${cost.rowsPerJob} rows and ${cost.walBytesPerJob.toLocaleString('en-US')} WAL bytes per job (${Object.entries(
+    note: `${who}: ${cost.rowsPerJob} rows and ${cost.walBytesPerJob.toLocaleString('en-US')} WAL bytes per job, ${cost.fullPageBytesPerJob.toLocaleString('en-US')} of them full-page images (${Object.entries(
       cost.rowsByTable,
     )
       .map(([t, n]) => `${t.replace(/^[^.]*\./, '')} ${n}`)
