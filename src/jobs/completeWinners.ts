@@ -31,7 +31,9 @@ export interface Offered extends AttemptResult {
 //   written, and the caller completes those attempts one by one under the job lock.
 // Each offered attempt is looked up on its own (LATERAL, and OFFSET 0 so PostgreSQL cannot
 // turn the lookups back into a join): planned without statistics, the join read the whole
-// attempts table for every batch, and the drain slowed as it grew.
+// attempts table for every batch, and the drain slowed as it grew. `att` finds its rows the
+// same way, by key from an array of the winners: joined to `won`, a batch of a full
+// worker's results was planned as a hash join over every attempt (test/db/queryPlans.test.ts).
 // A job offered twice in one batch (two attempts of a pure job) is updated once; the
 // attempt it names in completed_by is the winner, the other one loses through
 // completeAttempt. The event's version is job_version + 1: the CAS only passes at that.
@@ -58,8 +60,9 @@ won AS (
 att AS (
   UPDATE onejob.attempts a SET state = 'succeeded', finished_at = now(), lease_expires_at = NULL,
     usage = o.usage::jsonb, cost_micros = o.cost
-  FROM won w JOIN offered o ON o.attempt_id = w.attempt_id
-  WHERE a.id = w.attempt_id AND a.state IN (${sqlStates(attemptStatesInto('succeeded'))})
+  FROM offered o
+  WHERE a.id = ANY (ARRAY(SELECT attempt_id FROM won)) AND o.attempt_id = a.id
+    AND a.state IN (${sqlStates(attemptStatesInto('succeeded'))})
   RETURNING a.id, a.job_id
 ),
 events AS (
