@@ -2,10 +2,10 @@
 // Runs in browsers and in Node 20 (fetch, AbortController, setTimeout; nothing else).
 import { OnejobClientError } from './OnejobClientError.js';
 import {
-  RETRYABLE_STATUSES,
-  type ResolvedRetry,
   backoffDelay,
   parseRetryAfter,
+  RETRYABLE_STATUSES,
+  type ResolvedRetry,
   sleep,
 } from './retryPolicy.js';
 import type { Problem } from './types.js';

@@ -7,6 +7,8 @@ export interface PoolOptions {
   max?: number;
   applicationName?: string;
   logger?: Logger;
+  /** libpq's `options` startup parameter (`-c name=value ...`): settings for every connection. */
+  sessionOptions?: string;
 }
 
 /**
@@ -22,6 +24,7 @@ export function createPool(options: PoolOptions): pg.Pool {
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
     application_name: options.applicationName ?? 'onejob',
+    ...(options.sessionOptions ? { options: options.sessionOptions } : {}),
   });
   pool.on('error', (error) => {
     options.logger?.warn({ err: error }, 'idle PostgreSQL connection failed');

@@ -9,7 +9,7 @@
 // the same one when the first is idle, and PgBouncer reuses the last released server
 // first (server_round_robin = 0, its default).
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { OnejobError } from '../errors/OnejobError.js';
 import { connectToPrimary } from './connectToPrimary.js';
 import { POOLER_ENV, type PoolerSettings } from './poolerSettings.js';

@@ -2,9 +2,11 @@
 // pool, the process's LISTEN connection, the operations and providers (code operations
 // included), the group-commit batchers and the list of what close() runs. Nothing here
 // knows the engine object; the handles (src/engine/handles/) receive these as they are.
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { OnejobConfig } from '../config/types.js';
 import { createPool, guardCheckedOutClients } from '../db/createPool.js';
+import { createKeptPlanPool } from '../db/keptPlanPool.js';
 import { isTransactionPooler, poolerSettings } from '../db/poolerSettings.js';
 import { unnamedStatementsOnly } from '../db/unnamedStatements.js';
 import { createNotificationHub } from '../events/createNotificationHub.js';
@@ -34,6 +36,7 @@ export interface BuiltDeps extends EngineDeps {
   readonly connectionString: string | undefined;
   readonly wakeups: NotificationHub;
   readonly ownsPool: boolean;
+  readonly keptPlanPool: pg.Pool | undefined;
   readonly env: NodeJS.ProcessEnv | undefined;
   readonly batching: Batching;
   readonly jobBatcher: JobBatcher;
@@ -64,8 +67,26 @@ function enginePool(inputs: OnejobOptions, config: OnejobConfig, logger: Logger)
   const connectionString =
     inputs.connectionString ??
     (pool as unknown as { options?: { connectionString?: string } }).options?.connectionString;
-  return { pool, pooler, connectionString };
+  // The worker's claim and completion batch run on connections that keep their plans
+  // (src/db/keptPlanPool.ts). Only where onejob opens its own connections and no pooler is
+  // declared: a pooler refuses the startup settings (an undeclared one is found by the
+  // worker's first batch, worker/batchDb.ts), and a caller's pool is the caller's budget.
+  // No connection opens until a worker sends a statement; at most one claim and the
+  // completion batcher's statements in flight use it at once.
+  const keptPlanPool =
+    !inputs.pool && (pooler.mode === 'none' || pooler.mode === undefined)
+      ? createKeptPlanPool({
+          connectionString: inputs.connectionString!,
+          max: KEPT_PLAN_CONNECTIONS,
+          applicationName: 'onejob-worker',
+          logger,
+        })
+      : undefined;
+  return { pool, pooler, connectionString, keptPlanPool };
 }
+
+/** Connections of the kept-plan pool: the claim loop's one, and the completion batcher's four in flight. */
+const KEPT_PLAN_CONNECTIONS = 5;
 
 export function buildEngineDeps(inputs: OnejobOptions): BuiltDeps {
   const logger = inputs.logger ?? createLogger();
@@ -73,8 +94,9 @@ export function buildEngineDeps(inputs: OnejobOptions): BuiltDeps {
   // Loads the OpenTelemetry exporter only when an OTLP endpoint is configured (docs/operations.md).
   configureTracing().catch((error: unknown) => logger.error({ err: error }, 'tracing could not start'));
   const config: OnejobConfig = inputs.config ?? { providers: {}, operations: {} };
-  const { pool, pooler, connectionString } = enginePool(inputs, config, logger);
+  const { pool, pooler, connectionString, keptPlanPool } = enginePool(inputs, config, logger);
   const closers = createClosers();
+  if (keptPlanPool) closers.add(() => keptPlanPool.end());
   const code = codeOperationParts({ pool, config, logger }, inputs.operations ?? []);
   closers.add(() => code.close());
   // The SDK drop-in's models are operations too (docs/compat.md); every input check by
@@ -98,6 +120,7 @@ export function buildEngineDeps(inputs: OnejobOptions): BuiltDeps {
     metrics,
     logger,
     ownsPool: !inputs.pool,
+    keptPlanPool,
     env: inputs.env,
     batching,
     jobBatcher: createJobBatcher(pool, operations, batching('jobs')),

@@ -55,7 +55,15 @@ export type EffectDeps = Pick<EngineDeps, 'wakeups' | 'metrics' | 'logger'>;
  * The worker: everything, and the hub, whose notifications of committed outbox rows (every
  * new job commits its `created` event) wake an idle claim loop before its next poll.
  */
-export type WorkerDeps = EngineDeps & { readonly wakeups: WakeupHub };
+export type WorkerDeps = EngineDeps & {
+  readonly wakeups: WakeupHub;
+  /**
+   * Connections that keep their plans (src/db/keptPlanPool.ts) for the claim and the
+   * completion batch; absent behind a pooler or with a caller's pool, and then those
+   * statements go through `pool` with their planner settings sent per transaction.
+   */
+  readonly keptPlanPool?: pg.Pool | undefined;
+};
 
 /** The relay. */
 export type RelayDeps = Pick<EngineDeps, 'pool' | 'config' | 'metrics' | 'logger'> & {

@@ -76,9 +76,13 @@ SELECT attempt_id, version FROM won`;
  * Offers results in one statement. Returns the attempts that won, with the job's new
  * version. Attempts not in the map did not win here and must be completed with
  * completeAttempt (lost race, late result). Throws if the statement failed as a whole
- * (then nothing was written).
+ * (then nothing was written). `keptPlans`: `db` is a kept-plan connection (src/db/keptPlanPool.ts).
  */
-export async function completeWinners(db: Queryable, offered: Offered[]): Promise<Map<string, number>> {
+export async function completeWinners(
+  db: Queryable,
+  offered: Offered[],
+  options: { keptPlans?: boolean } = {},
+): Promise<Map<string, number>> {
   if (offered.length === 0) return new Map();
   const cols = {
     ids: [] as string[],
@@ -112,18 +116,14 @@ export async function completeWinners(db: Queryable, offered: Offered[]): Promis
       ),
     );
   }
-  // Unnamed, so PostgreSQL plans it for each batch with the tables' current sizes. Named,
-  // a session kept the plan it made while jobs and attempts were small, which joins by
-  // reading them whole (docs/operations.md, "Statistics and plans"); one plan per batch of
-  // completions costs less than that (measured in docs/benchmarks.md).
-  const { rows } = await db.query<{ attempt_id: string; version: number }>(WIN_MANY_SQL, [
-    cols.ids,
-    cols.results,
-    cols.usages,
-    cols.costs,
-    cols.eventIds,
-    cols.audits,
-    cols.events,
-  ]);
+  // On kept-plan connections (src/db/keptPlanPool.ts) a named statement, planned once by
+  // index. Elsewhere unnamed, so PostgreSQL plans it for each batch with the tables' current
+  // sizes: named there, a session kept the plan it made while jobs and attempts were small,
+  // which joins by reading them whole (docs/operations.md, "Statistics and plans").
+  const { rows } = await db.query<{ attempt_id: string; version: number }>({
+    ...(options.keptPlans ? { name: 'onejob-win-many' } : {}),
+    text: WIN_MANY_SQL,
+    values: [cols.ids, cols.results, cols.usages, cols.costs, cols.eventIds, cols.audits, cols.events],
+  });
   return new Map(rows.map((r) => [r.attempt_id, r.version]));
 }

@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { jobEventRowsSql } from '../events/jobEventRows.js';
-import type { PreparedCreate } from './prepareCreate.js';
 import { attemptsJson, JOB_COLUMNS, type JobRow } from './jobView.js';
+import type { PreparedCreate } from './prepareCreate.js';
 
 const columns = (alias: string) =>
   JOB_COLUMNS.split(', ')

@@ -97,9 +97,10 @@ ORDER BY nb.k`;
 // cheaper than the walk when sorting is off, and every sort left in the statement (the
 // numbering of a handful of claimed rows) has no alternative, so nothing else changes.
 // A disabled step still counts, at a cost of 10^10, and a plan that costly is compiled
-// with JIT (3 s per claim): JIT is off for the claim too. The claim runs in a transaction
-// of its own with these settings (test/db/queryPlans.test.ts), sent with them as one
-// simple query.
+// with JIT (3 s per claim): JIT is off for the claim too. On the worker's kept-plan
+// connections the session has these settings (src/db/keptPlanPool.ts); elsewhere the
+// claim runs in a transaction of its own with them, sent with them as one simple query
+// (test/db/queryPlans.test.ts checks both).
 export const CLAIM_PLANNER_SQL = 'SET LOCAL enable_sort = off; SET LOCAL jit = off';
 
 type ClaimRow = AttemptRow & {
@@ -113,10 +114,11 @@ type ClaimRow = AttemptRow & {
  * Claims up to `limit` queued jobs in one statement and one commit, and starts each
  * one's next attempt, already `running`, under this worker's lease: call their
  * providers only after this returns. `rotation` gives,
- * per operation, the provider of attempt n at index (n-1) % length.
+ * per operation, the provider of attempt n at index (n-1) % length. `target.keptPlans`:
+ * `target.db` is a kept-plan connection (src/db/keptPlanPool.ts).
  */
 export async function claimQueuedJobs(
-  db: Queryable,
+  target: { db: Queryable; keptPlans: boolean },
   operations: OperationRegistry,
   worker: {
     id: string;
@@ -144,21 +146,25 @@ export async function claimQueuedJobs(
   }
   const ids = Array.from({ length: worker.limit }, () => uuidv7());
   const eventIds = Array.from({ length: worker.limit }, () => uuidv7());
-  // One simple query: the planner settings, then the claim, in one implicit transaction
-  // and one round trip (BEGIN, SET and COMMIT apart cost three more). A failure rolls the
-  // whole string back, and nothing is left open on the connection.
-  const results = (await db.query(
-    `${CLAIM_PLANNER_SQL};\n${withLiterals(CLAIM_BATCH_SQL, [
-      Object.keys(config),
-      config,
-      worker.limit,
-      ids,
-      worker.id,
-      worker.leaseMs,
-      eventIds,
-    ])}`,
-  )) as unknown as pg.QueryResult<ClaimRow>[];
-  const rows = results[results.length - 1]!.rows;
+  const values = [Object.keys(config), config, worker.limit, ids, worker.id, worker.leaseMs, eventIds];
+  // A kept-plan connection (src/db/keptPlanPool.ts) has the planner settings for its whole
+  // session: the claim is a named statement, planned once. Elsewhere it is one simple
+  // query, the settings and then the claim, in one implicit transaction and one round trip
+  // (BEGIN, SET and COMMIT apart cost three more); a failure rolls the whole string back
+  // and leaves nothing open on the connection.
+  let rows: ClaimRow[];
+  if (target.keptPlans) {
+    ({ rows } = await target.db.query<ClaimRow>({
+      name: 'onejob-claim-batch',
+      text: CLAIM_BATCH_SQL,
+      values,
+    }));
+  } else {
+    const results = (await target.db.query(
+      `${CLAIM_PLANNER_SQL};\n${withLiterals(CLAIM_BATCH_SQL, values)}`,
+    )) as unknown as pg.QueryResult<ClaimRow>[];
+    rows = results[results.length - 1]!.rows;
+  }
   return rows.map(({ operation, input, traceparent, waited, ...attempt }) => ({
     attempt,
     job: { id: attempt.job_id, operation, input, traceparent },

@@ -116,7 +116,7 @@ async function claimLoop(
         const free = concurrency - loop.busy;
         if (!ctx.running() || free <= 0) break;
         // Every free slot in one statement: the claim loop's pace no longer bounds intake.
-        const batch = await claimQueuedJobs(pool, operations, {
+        const batch = await claimQueuedJobs(await ctx.batchDb(), operations, {
           id: ctx.id,
           leaseMs,
           limit: free,

@@ -6,6 +6,7 @@
 import type { Queryable } from '../db/createPool.js';
 import { type Completion, completeAttempt } from '../jobs/completeAttempt.js';
 import { completeWinners, type Offered } from '../jobs/completeWinners.js';
+import type { BatchDb } from './batchDb.js';
 
 export interface CompletionBatcher {
   /** Offers one attempt's result; resolves once it is committed, won or not. */
@@ -26,8 +27,13 @@ export interface CompletionBatcherOptions {
   onBatchFailed?: (error: unknown, size: number) => void;
 }
 
+/**
+ * `db` completes attempts one by one; `batchDb` gives where the batch statement goes (the
+ * worker's kept-plan connections when it has them, batchDb.ts).
+ */
 export function createCompletionBatcher(
   db: Queryable,
+  batchDb: () => Promise<BatchDb>,
   options: CompletionBatcherOptions = {},
 ): CompletionBatcher {
   const maxInFlight = options.maxInFlight ?? 4;
@@ -41,9 +47,11 @@ export function createCompletionBatcher(
   async function flush(batch: Waiting[]): Promise<void> {
     let winners: Map<string, number>;
     try {
+      const target = await batchDb();
       winners = await completeWinners(
-        db,
+        target.db,
         batch.map((w) => w.offered),
+        { keptPlans: target.keptPlans },
       );
     } catch (error) {
       options.onBatchFailed?.(error, batch.length);

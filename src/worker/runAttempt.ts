@@ -47,7 +47,7 @@ interface Runner {
 export function createAttemptRunner(ctx: WorkerContext): AttemptRunner {
   const r: Runner = {
     ctx,
-    completions: createCompletionBatcher(ctx.deps.pool, {
+    completions: createCompletionBatcher(ctx.deps.pool, ctx.batchDb, {
       onBatchFailed: (error, size) =>
         ctx.log.debug({ err: error, size }, 'batched completion failed; completing one by one'),
     }),

@@ -9,6 +9,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { isDatabaseUnavailable } from '../db/sqlstate.js';
 import type { EffectDeps, WorkerDeps } from '../engine/engineDeps.js';
 import { type AfterCommit, applyAfterCommit } from '../jobs/afterCommit.js';
+import { type BatchDb, batchDbChooser } from './batchDb.js';
 import { HeldAttempts } from './heldAttempts.js';
 
 /**
@@ -73,6 +74,8 @@ export interface WorkerContext {
   running(): boolean;
   readonly held: HeldAttempts;
   readonly tasks: WorkerTasks;
+  /** Where the claim and the completion batch go (batchDb.ts). */
+  readonly batchDb: () => Promise<BatchDb>;
 }
 
 export function workerSettings(deps: WorkerDeps, options: WorkerOptions): WorkerSettings {
@@ -101,6 +104,7 @@ export function createWorkerContext(
     running,
     held: new HeldAttempts(),
     tasks: new WorkerTasks(log),
+    batchDb: batchDbChooser(deps, log),
   };
 }
 

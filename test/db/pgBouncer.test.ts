@@ -292,6 +292,37 @@ describeWithPgBouncer(
       expect(balance.balance).toBe(0);
     });
 
+    it('behind PgBouncer in session mode, undeclared, the worker finds its session settings refused, says so once, and still completes every job', async () => {
+      const session = await startPgBouncer({ database: db.name, poolSize: POOL_SIZE, poolMode: 'session' });
+      const lines: string[] = [];
+      const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+      const engine: Onejob = createOnejob({ connectionString: session.url, config, logger, env: {} });
+      try {
+        const worker = engine.attempts.startWorker({ pollMs: 50 });
+        const created = await Promise.all(
+          Array.from({ length: 6 }, (_, i) =>
+            engine.jobs.create({
+              ownerId: 'acme',
+              idempotencyKey: `session-pooler-${i}`,
+              operation: 'charge',
+              input: { amount: 5 },
+            }),
+          ),
+        );
+        for (const { job } of created) {
+          await until(
+            `job ${job.id} succeeded`,
+            async () => (await engine.jobs.get('acme', job.id)).state === 'succeeded' || undefined,
+          );
+        }
+        expect(lines.filter((l) => l.includes('refused the worker session settings'))).toHaveLength(1);
+        await worker.stop();
+      } finally {
+        await engine.close();
+        await session.stop();
+      }
+    });
+
     it('without a direct URL there is no LISTEN: every waiter is told to look on an interval, after one warning', async () => {
       const lines: string[] = [];
       const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });

@@ -9,6 +9,7 @@
 // index on the key's own columns, so each check reads at most one row.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeptPlanPool, KEPT_PLAN_SETTINGS } from '../../src/db/keptPlanPool.js';
 import { recordJobEvent } from '../../src/events/recordJobEvent.js';
 import { completeAttempt } from '../../src/jobs/completeAttempt.js';
 import { completeWinners, WIN_MANY_SQL } from '../../src/jobs/completeWinners.js';
@@ -185,6 +186,44 @@ describe('statements planned for each batch', () => {
   });
 });
 
+/** Tables as a worker finds them mid-drain: 20,000 jobs (half done, half queued, a few running), never analysed. */
+async function fillTables(c: Pick<pg.Client, 'query'>): Promise<void> {
+  await c.query("INSERT INTO onejob.outbox_publishers (name, kind) VALUES ('p', 'log')");
+  // Half the jobs done (each with its attempt, audit and published event), half queued,
+  // and a few running with a live attempt under a lease.
+  await c.query(`
+      INSERT INTO onejob.jobs (id, owner_id, idempotency_key, fingerprint, operation, input, state,
+                               completed_by, attempt_count, run_after, created_at, finished_at)
+      SELECT ('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 'o', 'k' || g, 'f', 'noop', '{}',
+             CASE WHEN g % 2 = 0 THEN 'succeeded' WHEN g % 101 = 1 THEN 'running' ELSE 'queued' END,
+             CASE WHEN g % 2 = 0 THEN ('00000000-0000-7000-9000-' || lpad(to_hex(g), 12, '0'))::uuid END,
+             CASE WHEN g % 2 = 0 OR g % 101 = 1 THEN 1 ELSE 0 END,
+             now() - interval '1 hour', now() - interval '1 hour', CASE WHEN g % 2 = 0 THEN now() END
+      FROM generate_series(1, ${FILL_ROWS}) g`);
+  await c.query(`
+      INSERT INTO onejob.attempts (id, job_id, owner_id, n, provider, exclusive, state, job_version, lease_owner,
+                                   lease_expires_at, deadline_at, finished_at)
+      SELECT ('00000000-0000-7000-9000-' || lpad(to_hex(g), 12, '0'))::uuid,
+             ('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 'o', 1, 'p', true,
+             CASE WHEN g % 2 = 0 THEN 'succeeded' ELSE 'running' END, 1, 'w',
+             CASE WHEN g % 2 = 1 THEN now() + interval '1 minute' END, now() + interval '1 minute',
+             CASE WHEN g % 2 = 0 THEN now() END
+      FROM generate_series(1, ${FILL_ROWS}) g WHERE g % 2 = 0 OR g % 101 = 1`);
+  await c.query(`
+      INSERT INTO onejob.job_events (id, job_id, owner_id, type)
+      SELECT gen_random_uuid(), ('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 'o', 'created'
+      FROM generate_series(1, ${FILL_ROWS}) g`);
+  await c.query(`
+      INSERT INTO onejob.outbox (id, owner_id, subject, type, event)
+      SELECT gen_random_uuid(), 'o', ('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0')), 'onejob.job.created', '{}'
+      FROM generate_series(1, ${FILL_ROWS}) g`);
+  await c.query(
+    "UPDATE onejob.outbox_deliveries SET state = 'published', published_at = now() WHERE seq % 50 <> 0",
+  );
+}
+const FILL_ROWS = 20_000;
+const GROWING = ['jobs', 'attempts', 'job_events', 'outbox', 'outbox_deliveries'];
+
 // A worker started on a queue filled faster than autovacuum analyses it plans every
 // statement without statistics, and keeps the plans of its named statements. Each statement
 // of the worker's path (claim, attempt start, lease renewal, completion, failure and
@@ -193,8 +232,6 @@ describe('statements planned for each batch', () => {
 // never analysed, and its plan must read rows by key or in index order: never a whole
 // growing table, never the whole backlog sorted.
 describe('the worker path planned on a freshly filled queue, without statistics', () => {
-  const GROWING = ['jobs', 'attempts', 'job_events', 'outbox', 'outbox_deliveries'];
-  const ROWS = 20_000;
   let cold: TestDatabase;
   let c: pg.Client;
   beforeAll(async () => {
@@ -202,38 +239,7 @@ describe('the worker path planned on a freshly filled queue, without statistics'
     c = new pg.Client({ connectionString: cold.url });
     await c.connect();
     for (const t of GROWING) await c.query(`ALTER TABLE onejob.${t} SET (autovacuum_enabled = false)`);
-    await c.query("INSERT INTO onejob.outbox_publishers (name, kind) VALUES ('p', 'log')");
-    // Half the jobs done (each with its attempt, audit and published event), half queued,
-    // and a few running with a live attempt under a lease.
-    await c.query(`
-      INSERT INTO onejob.jobs (id, owner_id, idempotency_key, fingerprint, operation, input, state,
-                               completed_by, attempt_count, run_after, created_at, finished_at)
-      SELECT ('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 'o', 'k' || g, 'f', 'noop', '{}',
-             CASE WHEN g % 2 = 0 THEN 'succeeded' WHEN g % 101 = 1 THEN 'running' ELSE 'queued' END,
-             CASE WHEN g % 2 = 0 THEN ('00000000-0000-7000-9000-' || lpad(to_hex(g), 12, '0'))::uuid END,
-             CASE WHEN g % 2 = 0 OR g % 101 = 1 THEN 1 ELSE 0 END,
-             now() - interval '1 hour', now() - interval '1 hour', CASE WHEN g % 2 = 0 THEN now() END
-      FROM generate_series(1, ${ROWS}) g`);
-    await c.query(`
-      INSERT INTO onejob.attempts (id, job_id, owner_id, n, provider, exclusive, state, job_version, lease_owner,
-                                   lease_expires_at, deadline_at, finished_at)
-      SELECT ('00000000-0000-7000-9000-' || lpad(to_hex(g), 12, '0'))::uuid,
-             ('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 'o', 1, 'p', true,
-             CASE WHEN g % 2 = 0 THEN 'succeeded' ELSE 'running' END, 1, 'w',
-             CASE WHEN g % 2 = 1 THEN now() + interval '1 minute' END, now() + interval '1 minute',
-             CASE WHEN g % 2 = 0 THEN now() END
-      FROM generate_series(1, ${ROWS}) g WHERE g % 2 = 0 OR g % 101 = 1`);
-    await c.query(`
-      INSERT INTO onejob.job_events (id, job_id, owner_id, type)
-      SELECT gen_random_uuid(), ('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 'o', 'created'
-      FROM generate_series(1, ${ROWS}) g`);
-    await c.query(`
-      INSERT INTO onejob.outbox (id, owner_id, subject, type, event)
-      SELECT gen_random_uuid(), 'o', ('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0')), 'onejob.job.created', '{}'
-      FROM generate_series(1, ${ROWS}) g`);
-    await c.query(
-      "UPDATE onejob.outbox_deliveries SET state = 'published', published_at = now() WHERE seq % 50 <> 0",
-    );
+    await fillTables(c);
   }, 120_000);
   afterAll(async () => {
     await c?.end();
@@ -318,7 +324,12 @@ describe('the worker path planned on a freshly filled queue, without statistics'
 
   it('the claim walks the queue in index order and stops after the free slots, never sorting the backlog', async () => {
     const sent = await recorded((db) =>
-      claimQueuedJobs(db, operations, { id: 'w', leaseMs: 10_000, limit: 24, rotation: async () => ['p'] }),
+      claimQueuedJobs({ db, keptPlans: false }, operations, {
+        id: 'w',
+        leaseMs: 10_000,
+        limit: 24,
+        rotation: async () => ['p'],
+      }),
     );
     const plans = await plansOf(sent);
     expectNoWholeTable(plans);
@@ -369,6 +380,82 @@ describe('the worker path planned on a freshly filled queue, without statistics'
         traceparent: null,
       }));
       expectNoWholeTable(await plansOf(await recorded((db) => completeWinners(db, offered))));
+    }
+  });
+
+  // The worker's kept-plan connections plan the claim and the completion batch once, on
+  // the tables as they are at the worker's first batch, and keep those plans. The worst
+  // case is a new install: empty tables, then a bulk enqueue that no ANALYZE follows.
+  it('on kept-plan connections, the claim and the completion planned on empty tables still walk indexes at 20,000 rows', async () => {
+    const fresh = await createTestDatabase();
+    // One connection, so the statements planned below are the ones explained after.
+    const pool = createKeptPlanPool({ connectionString: fresh.url, max: 1 });
+    try {
+      const session = await pool.connect();
+      try {
+        const { rows: settings } = await session.query<{ name: string; setting: string }>(
+          'SELECT name, setting FROM pg_settings WHERE name = ANY($1::text[])',
+          [Object.keys(KEPT_PLAN_SETTINGS)],
+        );
+        expect(Object.fromEntries(settings.map((r) => [r.name, r.setting]))).toEqual(KEPT_PLAN_SETTINGS);
+        for (const t of GROWING)
+          await session.query(`ALTER TABLE onejob.${t} SET (autovacuum_enabled = false)`);
+        // The worker's first claim and completion, on empty tables: each is planned now and kept.
+        const target = { db: session, keptPlans: true };
+        const worker = { id: 'w', leaseMs: 10_000, limit: 24, rotation: async () => ['p'] };
+        expect(await claimQueuedJobs(target, operations, worker)).toEqual([]);
+        const nobody = { id: running(1), job_id: running(1), n: 1, provider: 'p', job_version: 0 };
+        const none = await completeWinners(session, [{ attempt: nobody, result: {}, traceparent: null }], {
+          keptPlans: true,
+        });
+        expect(none.size).toBe(0);
+        await fillTables(session);
+        const { rows: kept } = await session.query<{ name: string; n: number; generic: number }>(
+          `SELECT name, cardinality(parameter_types) AS n, generic_plans::int AS generic
+           FROM pg_prepared_statements WHERE name IN ('onejob-claim-batch', 'onejob-win-many') ORDER BY name`,
+        );
+        expect(kept.map((k) => [k.name, k.generic])).toEqual([
+          ['onejob-claim-batch', 1],
+          ['onejob-win-many', 1],
+        ]);
+        const plans: { sql: string; plan: string }[] = [];
+        for (const k of kept) {
+          const args = Array.from({ length: k.n }, () => 'NULL').join(', ');
+          const { rows } = await session.query<{ 'QUERY PLAN': string }>(
+            `EXPLAIN EXECUTE "${k.name}" (${args})`,
+          );
+          plans.push({ sql: k.name, plan: rows.map((r) => r['QUERY PLAN']).join('\n') });
+        }
+        expectNoWholeTable(plans);
+        const claim = plans[0]!.plan;
+        const pick = claim.slice(claim.indexOf('CTE picked'), claim.indexOf('CTE moved'));
+        expect(pick, claim).toMatch(/Index Scan using jobs_claimable on jobs/);
+        expect(pick, claim).not.toMatch(/Sort/);
+        for (const { plan } of plans) expect(plan).not.toMatch(/JIT:/);
+        // A worker that starts on the full queue, never analysed, plans it there instead.
+        const later = createKeptPlanPool({ connectionString: fresh.url, max: 1 });
+        const second = await later.connect();
+        try {
+          await second.query('BEGIN');
+          await claimQueuedJobs({ db: second, keptPlans: true }, operations, worker);
+          const { rows } = await second.query<{ 'QUERY PLAN': string }>(
+            `EXPLAIN EXECUTE "onejob-claim-batch" (${Array.from({ length: 7 }, () => 'NULL').join(', ')})`,
+          );
+          const full = rows.map((r) => r['QUERY PLAN']).join('\n');
+          const fullPick = full.slice(full.indexOf('CTE picked'), full.indexOf('CTE moved'));
+          expect(fullPick, full).toMatch(/Index Scan using jobs_claimable on jobs/);
+          expect(fullPick, full).not.toMatch(/Sort|Bitmap Heap Scan on jobs/);
+        } finally {
+          await second.query('ROLLBACK');
+          second.release();
+          await later.end();
+        }
+      } finally {
+        session.release();
+      }
+    } finally {
+      await pool.end();
+      await fresh.drop();
     }
   });
 
