@@ -37,8 +37,9 @@ export interface Offered extends AttemptResult {
 // A job offered twice in one batch (two attempts of a pure job) is updated once; the
 // attempt it names in completed_by is the winner, the other one loses through
 // completeAttempt. The event's version is job_version + 1: the CAS only passes at that.
-export const WIN_MANY_SQL = `
-WITH offered AS (
+// The statement's WITH members, without WITH: the worker's completion that also claims the
+// next jobs (worker/completeAndClaim.ts) puts them ahead of its claim. They use $1 to $7.
+export const WIN_MANY_CTES = `offered AS (
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int8[], $5::uuid[], $6::text[], $7::text[])
     AS o(attempt_id, result, usage, cost, event_id, audit, event)
 ),
@@ -69,7 +70,9 @@ events AS (
   SELECT o.event_id, x.job_id, w.owner_id, w.attempt_id, 'succeeded'::text AS type, o.audit::jsonb AS data,
          'onejob.job.succeeded'::text AS publish, o.event::jsonb AS event
   FROM won w JOIN offered o ON o.attempt_id = w.attempt_id LEFT JOIN att x ON x.id = w.attempt_id
-), ${jobEventRowsSql('events')}
+), ${jobEventRowsSql('events')}`;
+
+export const WIN_MANY_SQL = `WITH ${WIN_MANY_CTES}
 SELECT attempt_id, version FROM won`;
 
 /**
@@ -84,6 +87,20 @@ export async function completeWinners(
   options: { keptPlans?: boolean } = {},
 ): Promise<Map<string, number>> {
   if (offered.length === 0) return new Map();
+  // On kept-plan connections (src/db/keptPlanPool.ts) a named statement, planned once by
+  // index. Elsewhere unnamed, so PostgreSQL plans it for each batch with the tables' current
+  // sizes: named there, a session kept the plan it made while jobs and attempts were small,
+  // which joins by reading them whole (docs/operations.md, "Statistics and plans").
+  const { rows } = await db.query<{ attempt_id: string; version: number }>({
+    ...(options.keptPlans ? { name: 'onejob-win-many' } : {}),
+    text: WIN_MANY_SQL,
+    values: winManyValues(offered),
+  });
+  return new Map(rows.map((r) => [r.attempt_id, r.version]));
+}
+
+/** The values of $1 to $7 of WIN_MANY_CTES for `offered`, with a new event id per result. */
+export function winManyValues(offered: Offered[]): unknown[] {
   const cols = {
     ids: [] as string[],
     results: [] as string[],
@@ -116,14 +133,5 @@ export async function completeWinners(
       ),
     );
   }
-  // On kept-plan connections (src/db/keptPlanPool.ts) a named statement, planned once by
-  // index. Elsewhere unnamed, so PostgreSQL plans it for each batch with the tables' current
-  // sizes: named there, a session kept the plan it made while jobs and attempts were small,
-  // which joins by reading them whole (docs/operations.md, "Statistics and plans").
-  const { rows } = await db.query<{ attempt_id: string; version: number }>({
-    ...(options.keptPlans ? { name: 'onejob-win-many' } : {}),
-    text: WIN_MANY_SQL,
-    values: [cols.ids, cols.results, cols.usages, cols.costs, cols.eventIds, cols.audits, cols.events],
-  });
-  return new Map(rows.map((r) => [r.attempt_id, r.version]));
+  return [cols.ids, cols.results, cols.usages, cols.costs, cols.eventIds, cols.audits, cols.events];
 }

@@ -4,7 +4,7 @@
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../db/createPool.js';
-import { withLiterals } from '../db/withLiterals.js';
+import { type LiteralValue, withLiterals } from '../db/withLiterals.js';
 import { jobEventRowsSql } from '../events/jobEventRows.js';
 import { ATTEMPT_COLUMNS, type AttemptRow } from '../jobs/attemptRow.js';
 import type { LockedJob } from '../jobs/lockJob.js';
@@ -41,18 +41,24 @@ const prefixed = (alias: string) =>
 // hash every live attempt once per statement, a plan a session keeps, whose cost grows
 // with the attempts table (test/db/queryPlans.test.ts). The version
 // is left alone, as in startAttempt: it is the attempts' compare-and-swap token.
-export const CLAIM_BATCH_SQL = `
-WITH picked AS (
+/**
+ * The claim's WITH members, without WITH: its parameters numbered from `$first` on, its
+ * event rows in the CTE named `events`. The worker's completion that also claims
+ * (completeAndClaim.ts) puts them after its own.
+ */
+export function claimCtes(first = 1, events = 'events'): string {
+  const p = (n: number) => `$${first + n - 1}`;
+  return `picked AS (
   SELECT j.id, j.owner_id, extract(epoch FROM clock_timestamp() - j.run_after)::float8 AS waited
   FROM onejob.jobs j
-  WHERE j.state = 'queued' AND j.run_after <= now() AND j.operation = ANY($1::text[])
+  WHERE j.state = 'queued' AND j.run_after <= now() AND j.operation = ANY(${p(1)}::text[])
     AND j.completed_by IS NULL
-    AND j.attempt_count < ($2::jsonb -> j.operation ->> 'maxAttempts')::int
-    AND NOT (($2::jsonb -> j.operation ->> 'exclusive')::boolean AND EXISTS (
+    AND j.attempt_count < (${p(2)}::jsonb -> j.operation ->> 'maxAttempts')::int
+    AND NOT ((${p(2)}::jsonb -> j.operation ->> 'exclusive')::boolean AND EXISTS (
       SELECT 1 FROM onejob.attempts a
       WHERE a.job_id = j.id AND a.state IN (${sqlStates(LIVE_ATTEMPT_STATES)}) OFFSET 0))
   ORDER BY j.run_after, j.created_at
-  LIMIT $3
+  LIMIT ${p(3)}
   FOR NO KEY UPDATE SKIP LOCKED
 ),
 moved AS (
@@ -63,30 +69,37 @@ moved AS (
 ),
 numbered AS (
   SELECT m.*, row_number() OVER (ORDER BY m.id) AS k,
-         $2::jsonb -> m.operation AS cfg
+         ${p(2)}::jsonb -> m.operation AS cfg
   FROM moved m
 ),
 started AS (
   INSERT INTO onejob.attempts (id, job_id, owner_id, n, provider, exclusive, origin, state, job_version, lease_owner, lease_expires_at, deadline_at)
-  SELECT ($4::uuid[])[k], id, owner_id, attempt_count,
+  SELECT (${p(4)}::uuid[])[k], id, owner_id, attempt_count,
          cfg -> 'providers' ->> ((attempt_count - 1) % jsonb_array_length(cfg -> 'providers')),
          (cfg ->> 'exclusive')::boolean,
          CASE WHEN attempt_count = 1 THEN 'worker' ELSE 'retry' END,
-         'running', version, $5::text, now() + make_interval(secs => $6::float8 / 1000),
+         'running', version, ${p(5)}::text, now() + make_interval(secs => ${p(6)}::float8 / 1000),
          now() + make_interval(secs => (cfg ->> 'timeoutMs')::float8 / 1000)
   FROM numbered
   RETURNING ${ATTEMPT_COLUMNS}
 ),
-events AS (
-  SELECT ($7::uuid[])[nb.k] AS event_id, s.job_id, nb.owner_id, s.id AS attempt_id,
+${events} AS (
+  SELECT (${p(7)}::uuid[])[nb.k] AS event_id, s.job_id, nb.owner_id, s.id AS attempt_id,
          'attempt_started'::text AS type,
          jsonb_build_object('attemptId', s.id, 'n', s.n, 'provider', s.provider, 'origin', s.origin,
                             'jobVersion', s.job_version) AS data,
          NULL::text AS publish, NULL::jsonb AS event
   FROM started s JOIN numbered nb ON nb.id = s.job_id
-), ${jobEventRowsSql('events')}
-SELECT ${prefixed('s')}, nb.operation, nb.input, nb.traceparent, nb.waited
-FROM started s JOIN numbered nb ON nb.id = s.job_id
+), ${jobEventRowsSql(events)}`;
+}
+
+/** The claimed attempts, with their jobs' operation, input and trace context, from `claimCtes`. */
+export const CLAIMED_ROWS_SQL = `SELECT ${prefixed('s')}, nb.operation, nb.input, nb.traceparent, nb.waited
+FROM started s JOIN numbered nb ON nb.id = s.job_id`;
+
+export const CLAIM_BATCH_SQL = `
+WITH ${claimCtes()}
+${CLAIMED_ROWS_SQL}
 ORDER BY nb.k`;
 
 // The claim must walk jobs_claimable in its order and stop after $3 jobs. Without
@@ -103,38 +116,35 @@ ORDER BY nb.k`;
 // (test/db/queryPlans.test.ts checks both).
 export const CLAIM_PLANNER_SQL = 'SET LOCAL enable_sort = off; SET LOCAL jit = off';
 
-type ClaimRow = AttemptRow & {
+export type ClaimRow = AttemptRow & {
   operation: string;
   input: Record<string, unknown>;
   traceparent: string | null;
   waited: number;
 };
 
+/** Who claims, for how long and how many: what a claim statement needs besides the operations. */
+export interface ClaimRequest {
+  id: string;
+  leaseMs: number;
+  limit: number;
+  rotation: (operation: Operation) => Promise<string[]>;
+}
+
 /**
- * Claims up to `limit` queued jobs in one statement and one commit, and starts each
- * one's next attempt, already `running`, under this worker's lease: call their
- * providers only after this returns. `rotation` gives,
- * per operation, the provider of attempt n at index (n-1) % length. `target.keptPlans`:
- * `target.db` is a kept-plan connection (src/db/keptPlanPool.ts).
+ * The values of the claim's seven parameters (`claimCtes`): per operation this process
+ * runs, what startAttempt would otherwise decide in TypeScript, and new attempt and event ids.
  */
-export async function claimQueuedJobs(
-  target: { db: Queryable; keptPlans: boolean },
+export async function claimValues(
   operations: OperationRegistry,
-  worker: {
-    id: string;
-    leaseMs: number;
-    limit: number;
-    rotation: (operation: Operation) => Promise<string[]>;
-  },
-): Promise<ClaimedAttempt[]> {
-  if (worker.limit <= 0) return [];
+  worker: ClaimRequest,
+): Promise<LiteralValue[]> {
   // Only operations this process runs: code operations live in the processes that define them.
-  const names = operations.names();
   const config: Record<
     string,
     { exclusive: boolean; maxAttempts: number; timeoutMs: number; providers: string[] }
   > = {};
-  for (const name of names) {
+  for (const name of operations.names()) {
     const operation = operations.get(name);
     if (!operation || operation.providers.length === 0) continue;
     config[name] = {
@@ -146,7 +156,38 @@ export async function claimQueuedJobs(
   }
   const ids = Array.from({ length: worker.limit }, () => uuidv7());
   const eventIds = Array.from({ length: worker.limit }, () => uuidv7());
-  const values = [Object.keys(config), config, worker.limit, ids, worker.id, worker.leaseMs, eventIds];
+  return [Object.keys(config), config, worker.limit, ids, worker.id, worker.leaseMs, eventIds];
+}
+
+/** A row of CLAIMED_ROWS_SQL as the worker runs it. */
+export function claimedAttempt({
+  operation,
+  input,
+  traceparent,
+  waited,
+  ...attempt
+}: ClaimRow): ClaimedAttempt {
+  return {
+    attempt,
+    job: { id: attempt.job_id, operation, input, traceparent },
+    waitedSeconds: Math.max(0, waited),
+  };
+}
+
+/**
+ * Claims up to `limit` queued jobs in one statement and one commit, and starts each
+ * one's next attempt, already `running`, under this worker's lease: call their
+ * providers only after this returns. `rotation` gives,
+ * per operation, the provider of attempt n at index (n-1) % length. `target.keptPlans`:
+ * `target.db` is a kept-plan connection (src/db/keptPlanPool.ts).
+ */
+export async function claimQueuedJobs(
+  target: { db: Queryable; keptPlans: boolean },
+  operations: OperationRegistry,
+  worker: ClaimRequest,
+): Promise<ClaimedAttempt[]> {
+  if (worker.limit <= 0) return [];
+  const values = await claimValues(operations, worker);
   // A kept-plan connection (src/db/keptPlanPool.ts) has the planner settings for its whole
   // session: the claim is a named statement, planned once. Elsewhere it is one simple
   // query, the settings and then the claim, in one implicit transaction and one round trip
@@ -165,11 +206,7 @@ export async function claimQueuedJobs(
     )) as unknown as pg.QueryResult<ClaimRow>[];
     rows = results[results.length - 1]!.rows;
   }
-  return rows.map(({ operation, input, traceparent, waited, ...attempt }) => ({
-    attempt,
-    job: { id: attempt.job_id, operation, input, traceparent },
-    waitedSeconds: Math.max(0, waited),
-  }));
+  return rows.map(claimedAttempt);
 }
 
 // The operation check is a probe of the one job of each candidate (OFFSET 0 keeps it one):

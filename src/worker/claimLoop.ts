@@ -6,6 +6,7 @@ import { OUTBOX_CHANNEL } from '../events/wakeups.js';
 import { providerRotation } from '../jobs/chooseProvider.js';
 import type { Operation } from '../providers/operationRegistry.js';
 import { type ClaimedAttempt, claimQueuedJobs, claimUnownedAttempt } from './claimJobs.js';
+import type { Refill } from './completionBatcher.js';
 import type { AttemptRunner } from './runAttempt.js';
 import type { WorkerContext } from './workerContext.js';
 
@@ -19,6 +20,8 @@ export interface ClaimLoop {
   wake(): void;
   /** No new claims; the current pause ends at once. */
   stop(): void;
+  /** Claims made by completion batches for the slots their attempts free (completionBatcher.ts). */
+  readonly refill: Refill;
 }
 
 /** What the claim loop keeps to itself. */
@@ -35,6 +38,11 @@ interface LoopState {
    * wake-up that lands while the claims are in flight would be lost for a poll interval.
    */
   kicked: boolean;
+  /**
+   * The last claim found fewer queued jobs than it asked for: completions claim nothing
+   * until a new job is announced or the loop's own claim fills up again.
+   */
+  dry: boolean;
 }
 
 /** Ends the current pause, or the next one if the loop is busy claiming. */
@@ -44,7 +52,8 @@ function kick(loop: LoopState): void {
 }
 
 export function startClaimLoop(ctx: WorkerContext, runner: AttemptRunner): ClaimLoop {
-  const loop: LoopState = { busy: 0, wakeUp: undefined, woken: true, kicked: false };
+  const loop: LoopState = { busy: 0, wakeUp: undefined, woken: true, kicked: false, dry: false };
+  const rotation = rotationCache(ctx);
   const { concurrency } = ctx.settings;
   // Every new job commits its `created` event, and so notifies the relays' channel: an
   // idle loop with a free slot hears it too and claims now instead of at its next poll. A
@@ -52,6 +61,7 @@ export function startClaimLoop(ctx: WorkerContext, runner: AttemptRunner): Claim
   // only the poll interval.
   const listening = ctx.deps.wakeups
     .listen(OUTBOX_CHANNEL, () => {
+      loop.dry = false;
       if (loop.busy < concurrency) kick(loop);
     })
     .catch((error: unknown) => {
@@ -65,8 +75,25 @@ export function startClaimLoop(ctx: WorkerContext, runner: AttemptRunner): Claim
         kick(loop);
       }),
     );
+  const refill: Refill = {
+    operations: ctx.deps.operations,
+    request(size) {
+      if (!ctx.running() || loop.dry || size <= 0) return undefined;
+      return { id: ctx.id, leaseMs: ctx.settings.leaseMs, limit: size, rotation };
+    },
+    claimed(attempts, requested) {
+      if (attempts.length < requested) loop.dry = true;
+      // Counted before the completing attempts free their slots: the loop never claims them twice.
+      loop.busy += attempts.length;
+      for (const claimed of attempts) {
+        ctx.deps.metrics.claimLatency.observe(claimed.waitedSeconds);
+        launch(claimed);
+      }
+    },
+  };
   return {
-    done: claimLoop(ctx, loop, launch).finally(async () => {
+    refill,
+    done: claimLoop(ctx, loop, launch, rotation).finally(async () => {
       const unlisten = await listening;
       await unlisten?.();
     }),
@@ -84,10 +111,10 @@ async function claimLoop(
   ctx: WorkerContext,
   loop: LoopState,
   launch: (claimed: ClaimedAttempt) => void,
+  rotation: (operation: Operation) => Promise<string[]>,
 ): Promise<void> {
   const { pool, operations, metrics } = ctx.deps;
   const { concurrency, leaseMs, pollMs } = ctx.settings;
-  const rotation = rotationCache(ctx);
   let unownedCheckedAt = 0;
   // During a failover every claim fails: the loop waits longer and logs the outage once.
   const outage = new DatabaseOutage(ctx.log, 'claiming');
@@ -122,6 +149,7 @@ async function claimLoop(
           limit: free,
           rotation,
         });
+        loop.dry = batch.length < free;
         if (batch.length === 0) break;
         loop.busy += batch.length;
         for (const claimed of batch) {

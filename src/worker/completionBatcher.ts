@@ -2,11 +2,15 @@
 // commit (completeWinners). An attempt that did not win there, or a batch whose statement
 // failed, is completed on its own by completeAttempt, which locks the job and records a
 // lost race or a discarded late result: batching changes how many commits there are,
-// never what gets written.
+// never what gets written. With a refill (the claim loop's), the statement also claims as
+// many queued jobs as its attempts free (completeAndClaim.ts).
 import type { Queryable } from '../db/createPool.js';
 import { type Completion, completeAttempt } from '../jobs/completeAttempt.js';
 import { completeWinners, type Offered } from '../jobs/completeWinners.js';
+import type { OperationRegistry } from '../providers/operationRegistry.js';
 import type { BatchDb } from './batchDb.js';
+import type { ClaimedAttempt, ClaimRequest } from './claimJobs.js';
+import { completeAndClaim } from './completeAndClaim.js';
 
 export interface CompletionBatcher {
   /** Offers one attempt's result; resolves once it is committed, won or not. */
@@ -25,6 +29,17 @@ export interface CompletionBatcherOptions {
   /** Most results in one statement. */
   maxBatch?: number;
   onBatchFailed?: (error: unknown, size: number) => void;
+  /** Claims made in the completion statement (the claim loop's, claimLoop.ts). */
+  refill?: () => Refill | undefined;
+}
+
+/** How a completion batch claims the jobs that take its attempts' slots. */
+export interface Refill {
+  readonly operations: OperationRegistry;
+  /** The claim to make with a batch of `size` results, or undefined for none. */
+  request(size: number): ClaimRequest | undefined;
+  /** What that claim took, handed over before the batch's attempts learn their outcome. */
+  claimed(attempts: ClaimedAttempt[], requested: number): void;
 }
 
 /**
@@ -48,11 +63,16 @@ export function createCompletionBatcher(
     let winners: Map<string, number>;
     try {
       const target = await batchDb();
-      winners = await completeWinners(
-        target.db,
-        batch.map((w) => w.offered),
-        { keptPlans: target.keptPlans },
-      );
+      const offered = batch.map((w) => w.offered);
+      const refill = options.refill?.();
+      const request = refill?.request(batch.length);
+      if (refill && request) {
+        const done = await completeAndClaim(target, refill.operations, offered, request);
+        winners = done.winners;
+        refill.claimed(done.claimed, request.limit);
+      } else {
+        winners = await completeWinners(target.db, offered, { keptPlans: target.keptPlans });
+      }
     } catch (error) {
       options.onBatchFailed?.(error, batch.length);
       await Promise.all(batch.map(one));

@@ -24,7 +24,7 @@ import {
   startProviderSpan,
 } from './attemptSpans.js';
 import type { ClaimedAttempt } from './claimJobs.js';
-import { type CompletionBatcher, createCompletionBatcher } from './completionBatcher.js';
+import { type CompletionBatcher, createCompletionBatcher, type Refill } from './completionBatcher.js';
 import { markRunning, releaseLease } from './leases.js';
 import { settled, type WorkerContext } from './workerContext.js';
 
@@ -44,10 +44,12 @@ interface Runner {
   readonly outraced: Set<string>;
 }
 
-export function createAttemptRunner(ctx: WorkerContext): AttemptRunner {
+/** `refill`: the claim loop's, once it exists: completions claim the jobs that take their slots. */
+export function createAttemptRunner(ctx: WorkerContext, refill?: () => Refill | undefined): AttemptRunner {
   const r: Runner = {
     ctx,
     completions: createCompletionBatcher(ctx.deps.pool, ctx.batchDb, {
+      refill,
       onBatchFailed: (error, size) =>
         ctx.log.debug({ err: error, size }, 'batched completion failed; completing one by one'),
     }),

@@ -7,6 +7,7 @@
 // or explicit (workerContext.ts): settings, the held leases, the background tasks.
 import type { WorkerDeps } from '../engine/engineDeps.js';
 import { startClaimLoop } from './claimLoop.js';
+import type { Refill } from './completionBatcher.js';
 import { createAttemptRunner } from './runAttempt.js';
 import { createWorkerContext, WORKER_DEFAULTS, type WorkerOptions } from './workerContext.js';
 import { startHousekeeping } from './workerHousekeeping.js';
@@ -23,7 +24,14 @@ export interface Worker {
 export function startWorker(deps: WorkerDeps, options: WorkerOptions = {}): Worker {
   let running = true;
   const ctx = createWorkerContext(deps, options, () => running);
-  const loop = startClaimLoop(ctx, createAttemptRunner(ctx));
+  // A busy worker claims in the statement that completes (completeAndClaim.ts): the attempt
+  // runner's completions ask the claim loop, which exists once the runner does.
+  let refill: Refill | undefined;
+  const loop = startClaimLoop(
+    ctx,
+    createAttemptRunner(ctx, () => refill),
+  );
+  refill = loop.refill;
   const housekeeping = startHousekeeping(ctx);
   const { concurrency, leaseMs, pollMs, graceMs, drainMs } = ctx.settings;
   ctx.log.info({ concurrency, leaseMs, pollMs, graceMs }, 'worker started');

@@ -67,7 +67,17 @@ const LAYERS: LayerMap = [
   ['index.ts'],
 ];
 
-const DOMAIN_FOLDERS = ['events', 'compat', 'providers', 'jobs', 'ledger', 'inbox', 'outbox', 'worker', 'library'];
+const DOMAIN_FOLDERS = [
+  'events',
+  'compat',
+  'providers',
+  'jobs',
+  'ledger',
+  'inbox',
+  'outbox',
+  'worker',
+  'library',
+];
 
 /**
  * Imports that go up the map today, 'from -> to'. This list only shrinks: an upward

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OnejobClientError, createClient, newIntentKey } from '../../src/client/index.js';
 import type { RetryInfo } from '../../src/client/index.js';
-import { OWNER_A, OWNER_B, type TestApp, startTestApp } from '../helpers/startTestApp.js';
+import { createClient, newIntentKey, OnejobClientError } from '../../src/client/index.js';
+import { OWNER_A, OWNER_B, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { type ProxyAction, type SeenRequest, startFaultyProxy } from './faultyProxy.js';
 
 let t: TestApp;

@@ -2,11 +2,11 @@
 // answer a request itself (503, 429...), drop the connection, hold a request until the
 // target is ready, or forward it. It records every request it saw.
 import {
+  createServer,
+  request as httpRequest,
   type IncomingMessage,
   type Server,
   type ServerResponse,
-  createServer,
-  request as httpRequest,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

@@ -3,10 +3,10 @@
 // the restarted server and gets the job the first request created.
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClient, newIntentKey } from '../../src/client/index.js';
 import type { RetryInfo } from '../../src/client/index.js';
+import { createClient, newIntentKey } from '../../src/client/index.js';
 import { type SpawnedOnejob, spawnOnejob } from '../helpers/spawnOnejob.js';
-import { type TestDatabase, createTestDatabase } from '../helpers/testDatabase.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 import { startFaultyProxy } from './faultyProxy.js';
 
 const TOKEN = 'kill-test-token';

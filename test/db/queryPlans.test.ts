@@ -21,6 +21,7 @@ import { claimOutboxBatch } from '../../src/outbox/claimOutboxBatch.js';
 import { markPublished } from '../../src/outbox/markPublished.js';
 import { OperationRegistry } from '../../src/providers/operationRegistry.js';
 import { CLAIM_BATCH_SQL, claimQueuedJobs, claimUnownedAttempt } from '../../src/worker/claimJobs.js';
+import { completeAndClaim } from '../../src/worker/completeAndClaim.js';
 import {
   claimUnknownAttempt,
   findExpiredLeases,
@@ -380,6 +381,18 @@ describe('the worker path planned on a freshly filled queue, without statistics'
         traceparent: null,
       }));
       expectNoWholeTable(await plansOf(await recorded((db) => completeWinners(db, offered))));
+      // The same batch claiming the next jobs in its statement, as a busy worker sends it.
+      const worker = { id: 'w', leaseMs: 10_000, limit: batch.length, rotation: async () => ['p'] };
+      const sent = await recorded((db) =>
+        completeAndClaim({ db, keptPlans: false }, operations, offered, worker),
+      );
+      const plans = await plansOf(sent);
+      expectNoWholeTable(plans);
+      for (const { plan } of plans) {
+        const pick = plan.slice(plan.indexOf('CTE picked'), plan.indexOf('CTE moved'));
+        expect(pick, plan).toMatch(/Index Scan using jobs_claimable on jobs/);
+        expect(pick, plan).not.toMatch(/Sort|Bitmap Heap Scan on jobs/);
+      }
     }
   });
 
@@ -409,13 +422,22 @@ describe('the worker path planned on a freshly filled queue, without statistics'
           keptPlans: true,
         });
         expect(none.size).toBe(0);
+        const both = await completeAndClaim(
+          target,
+          operations,
+          [{ attempt: nobody, result: {}, traceparent: null }],
+          worker,
+        );
+        expect(both).toEqual({ winners: new Map(), claimed: [] });
         await fillTables(session);
         const { rows: kept } = await session.query<{ name: string; n: number; generic: number }>(
           `SELECT name, cardinality(parameter_types) AS n, generic_plans::int AS generic
-           FROM pg_prepared_statements WHERE name IN ('onejob-claim-batch', 'onejob-win-many') ORDER BY name`,
+           FROM pg_prepared_statements
+           WHERE name IN ('onejob-claim-batch', 'onejob-complete-and-claim', 'onejob-win-many') ORDER BY name`,
         );
         expect(kept.map((k) => [k.name, k.generic])).toEqual([
           ['onejob-claim-batch', 1],
+          ['onejob-complete-and-claim', 1],
           ['onejob-win-many', 1],
         ]);
         const plans: { sql: string; plan: string }[] = [];
@@ -427,10 +449,11 @@ describe('the worker path planned on a freshly filled queue, without statistics'
           plans.push({ sql: k.name, plan: rows.map((r) => r['QUERY PLAN']).join('\n') });
         }
         expectNoWholeTable(plans);
-        const claim = plans[0]!.plan;
-        const pick = claim.slice(claim.indexOf('CTE picked'), claim.indexOf('CTE moved'));
-        expect(pick, claim).toMatch(/Index Scan using jobs_claimable on jobs/);
-        expect(pick, claim).not.toMatch(/Sort/);
+        for (const claim of [plans[0]!.plan, plans[1]!.plan]) {
+          const pick = claim.slice(claim.indexOf('CTE picked'), claim.indexOf('CTE moved'));
+          expect(pick, claim).toMatch(/Index Scan using jobs_claimable on jobs/);
+          expect(pick, claim).not.toMatch(/Sort/);
+        }
         for (const { plan } of plans) expect(plan).not.toMatch(/JIT:/);
         // A worker that starts on the full queue, never analysed, plans it there instead.
         const later = createKeptPlanPool({ connectionString: fresh.url, max: 1 });

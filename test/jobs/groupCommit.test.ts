@@ -3,10 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isOnejobError } from '../../src/errors/OnejobError.js';
 import type { CreateJobRequest, CreateJobResult } from '../../src/jobs/createJob.js';
-import { prepareCreate } from '../../src/jobs/prepareCreate.js';
 import { createJobBatcher } from '../../src/jobs/createJobBatcher.js';
 import { CREATE_BATCH_SQL, createJobsBatch } from '../../src/jobs/createJobsBatch.js';
 import { fingerprint } from '../../src/jobs/fingerprint.js';
+import { prepareCreate } from '../../src/jobs/prepareCreate.js';
 import {
   type BatchCounts,
   intakeBatches,

@@ -1,0 +1,76 @@
+// One statement and one commit per turn of a busy worker: the batch that completes
+// attempts (jobs/completeWinners.ts) also claims as many queued jobs as those attempts
+// free (claimJobs.ts). Without it each turn is two statements, each with its commit, and
+// the claim can only start once the completion has committed: a job's slot sat idle
+// for a whole extra statement.
+//
+// The two halves are the statements they come from, unchanged, side by side in one WITH:
+// the completion's members first (its compare-and-swap on each job, then the attempt,
+// then the events), then the claim's (which skips locked jobs, so it never waits on the
+// rows the completion holds). Either both commit or neither does: a batch whose
+// completion aborts (see completeWinners.ts) claims nothing, and the caller completes
+// its attempts one by one and lets the claim loop claim as usual.
+import type pg from 'pg';
+import type { Queryable } from '../db/createPool.js';
+import { type LiteralValue, withLiterals } from '../db/withLiterals.js';
+import { type Offered, WIN_MANY_CTES, winManyValues } from '../jobs/completeWinners.js';
+import type { OperationRegistry } from '../providers/operationRegistry.js';
+import {
+  CLAIM_PLANNER_SQL,
+  CLAIMED_ROWS_SQL,
+  type ClaimedAttempt,
+  type ClaimRequest,
+  type ClaimRow,
+  claimCtes,
+  claimedAttempt,
+  claimValues,
+} from './claimJobs.js';
+
+// The winners as one JSON array on every row, and one row even when nothing was claimed.
+export const COMPLETE_AND_CLAIM_SQL = `
+WITH ${WIN_MANY_CTES},
+${claimCtes(8, 'claim_events')}
+SELECT (SELECT coalesce(jsonb_agg(jsonb_build_array(attempt_id, version)), '[]'::jsonb) FROM won) AS won, c.*
+FROM (SELECT 1) AS one LEFT JOIN (${CLAIMED_ROWS_SQL}) AS c ON true`;
+
+export interface CompletedAndClaimed {
+  /** Attempts that won, with their job's new version (as completeWinners returns them). */
+  winners: Map<string, number>;
+  /** Queued jobs claimed, their attempts already running under this worker's lease. */
+  claimed: ClaimedAttempt[];
+}
+
+type Row = { won: [string, number][] } & (ClaimRow | { [K in keyof ClaimRow]: null });
+
+/**
+ * Offers results like completeWinners and, in the same statement, claims up to
+ * `worker.limit` queued jobs like claimQueuedJobs. Throws if the statement failed as a
+ * whole: then nothing was written and nothing was claimed.
+ */
+export async function completeAndClaim(
+  target: { db: Queryable; keptPlans: boolean },
+  operations: OperationRegistry,
+  offered: Offered[],
+  worker: ClaimRequest,
+): Promise<CompletedAndClaimed> {
+  const values = [...(winManyValues(offered) as LiteralValue[]), ...(await claimValues(operations, worker))];
+  let rows: Row[];
+  if (target.keptPlans) {
+    ({ rows } = await target.db.query<Row>({
+      name: 'onejob-complete-and-claim',
+      text: COMPLETE_AND_CLAIM_SQL,
+      values,
+    }));
+  } else {
+    // As the claim alone: its planner settings and the statement in one simple query.
+    const results = (await target.db.query(
+      `${CLAIM_PLANNER_SQL};\n${withLiterals(COMPLETE_AND_CLAIM_SQL, values)}`,
+    )) as unknown as pg.QueryResult<Row>[];
+    rows = results[results.length - 1]!.rows;
+  }
+  const winners = new Map((rows[0]?.won ?? []).map(([id, version]) => [id, Number(version)]));
+  const claimed = rows
+    .filter((r): r is { won: [string, number][] } & ClaimRow => r.id !== null)
+    .map(({ won: _won, ...row }) => claimedAttempt(row));
+  return { winners, claimed };
+}
