@@ -79,7 +79,9 @@ function enginePool(inputs: OnejobOptions, config: OnejobConfig, logger: Logger)
           connectionString: inputs.connectionString!,
           max: KEPT_PLAN_CONNECTIONS,
           applicationName: 'onejob-worker',
-          logger,
+          // A lost database is reported by the shared pool and the worker's outage lines; the
+          // same failure on these few connections would only repeat them.
+          logger: logger.child({ pool: 'kept-plan' }, { level: 'error' }),
         })
       : undefined;
   return { pool, pooler, connectionString, keptPlanPool };
