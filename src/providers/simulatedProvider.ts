@@ -6,6 +6,9 @@ import { simulateInference } from './inference/simulateInference.js';
 import type { Provider, ProviderCall, ProviderOutcome } from './types.js';
 
 function wait(ms: number, signal: AbortSignal): Promise<boolean> {
+  // No latency answers in the next turn of the event loop: a timer of 0 ms waits at least
+  // one millisecond in Node.js, which a zero-latency provider must not add to each call.
+  if (ms <= 0) return new Promise((resolve) => setImmediate(() => resolve(!signal.aborted)));
   return new Promise((resolve) => {
     if (signal.aborted) return resolve(false);
     const timer = setTimeout(() => {

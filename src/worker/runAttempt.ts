@@ -50,6 +50,10 @@ export function createAttemptRunner(ctx: WorkerContext, refill?: () => Refill | 
     ctx,
     completions: createCompletionBatcher(ctx.deps.pool, ctx.batchDb, {
       refill,
+      // A third of the slots per statement: the worker's results go out as two or three
+      // statements side by side, each on its own database backend and core, instead of
+      // one that carries every slot on one (measured in docs/benchmarks.md).
+      maxBatch: Math.max(4, Math.ceil(ctx.settings.concurrency / 3)),
       onBatchFailed: (error, size) =>
         ctx.log.debug({ err: error, size }, 'batched completion failed; completing one by one'),
     }),
