@@ -61,6 +61,20 @@ export async function writeCounter(url: string) {
     await client.query('SELECT pg_stat_clear_snapshot()');
     const { rows } = await client.query<{ name: string; n: string }>(ROWS_SQL);
     const { rows: lsn } = await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
+    // WAL can be inserted ahead of its flush (a commit that does not wait for it), and
+    // pg_walinspect reads only flushed WAL: wait until the flush reaches this reading.
+    await waitFor(
+      async () =>
+        (
+          await client.query<{ flushed: boolean }>(
+            'SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS flushed',
+            [lsn[0]!.lsn],
+          )
+        ).rows[0]!.flushed,
+      10_000,
+      'the WAL to be flushed',
+      10,
+    );
     return { lsn: lsn[0]!.lsn, rows: Object.fromEntries(rows.map((r) => [r.name, Number(r.n)])) };
   };
   return {
