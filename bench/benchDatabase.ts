@@ -52,3 +52,20 @@ export async function postgresVersion(adminUrl: string): Promise<string> {
     await client.end();
   }
 }
+
+/**
+ * A checkpoint before a drain is measured. Each drain writes a few hundred megabytes of
+ * WAL; without it, a drain that runs after another one meets the checkpoint that WAL
+ * triggers, and pays full-page images for every page it touches while the one before did
+ * not. Starting each drain from a checkpoint gives every drain the same cost, whatever runs
+ * before it.
+ */
+export async function checkpoint(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('CHECKPOINT');
+  } finally {
+    await client.end();
+  }
+}

@@ -6,7 +6,13 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { describeBatchTimings, readBatchTimings, summarizeBatchTimings } from './batchTimings.js';
 import { benchConfig } from './benchConfig.js';
-import { type BenchDatabase, benchRunId, createBenchDatabase, postgresVersion } from './benchDatabase.js';
+import {
+  type BenchDatabase,
+  benchRunId,
+  checkpoint,
+  createBenchDatabase,
+  postgresVersion,
+} from './benchDatabase.js';
 import type { BenchOptions } from './benchOptions.js';
 import type { BenchRun, ScenarioRecord } from './benchResult.js';
 import { evaluateTargets } from './evaluateTargets.js';
@@ -282,6 +288,7 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
       }
       const db = await freshDatabase(id === 'd' ? 'worker' : 'worker_cold');
       await queueJobs(db.url, o.queueJobs, 'q-', statistics);
+      await checkpoint(db.url);
       await scenario(id, title, o.workerConcurrency, () =>
         claimComplete({
           databaseUrl: db.url,

@@ -3,6 +3,7 @@
 import { Logger, makeWorkerUtils, run } from 'graphile-worker';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
+import { checkpoint } from '../benchDatabase.js';
 import { round, summariseLatencies } from '../latencyStats.js';
 import { measureCompletions } from '../measureCompletions.js';
 import { type LoadResult, measureLoad } from '../measureLoad.js';
@@ -105,6 +106,7 @@ export function graphileNoop(
       "SELECT graphile_worker.add_job('noop', json_build_object('n', g)) FROM generate_series(1, $1) g",
       [r.queueJobs],
     );
+    await checkpoint(r.url);
     let completed = 0;
     const runner = await run({
       pgPool,
