@@ -293,7 +293,9 @@ describeWithPgBouncer(
     });
 
     it('behind PgBouncer in session mode, undeclared, the worker finds its session settings refused, says so once, and still completes every job', async () => {
-      const session = await startPgBouncer({ database: db.name, poolSize: POOL_SIZE, poolMode: 'session' });
+      // In session mode each client holds a server connection for as long as it is open:
+      // enough of them for the engine's pool and its LISTEN connection, so nothing queues.
+      const session = await startPgBouncer({ database: db.name, poolSize: 30, poolMode: 'session' });
       const lines: string[] = [];
       const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
       const engine: Onejob = createOnejob({ connectionString: session.url, config, logger, env: {} });
