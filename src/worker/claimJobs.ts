@@ -10,6 +10,7 @@ import { ATTEMPT_COLUMNS, type AttemptRow } from '../jobs/attemptRow.js';
 import type { LockedJob } from '../jobs/lockJob.js';
 import { jobStatesInto, LIVE_ATTEMPT_STATES, sqlStates } from '../jobs/stateMachine.js';
 import type { Operation, OperationRegistry } from '../providers/operationRegistry.js';
+import type { BatchDb } from './batchDb.js';
 
 export interface ClaimedAttempt {
   attempt: AttemptRow;
@@ -116,6 +117,27 @@ ORDER BY nb.k`;
 // (test/db/queryPlans.test.ts checks both).
 export const CLAIM_PLANNER_SQL = 'SET LOCAL enable_sort = off; SET LOCAL jit = off';
 
+/**
+ * Sends one of the worker's batch statements (the claim, or the completion that claims).
+ * A kept-plan connection (src/db/keptPlanPool.ts) has the planner settings for its whole
+ * session: the statement is named, planned once. Elsewhere it is one simple query, the
+ * settings and then the statement, in one implicit transaction and one round trip (BEGIN,
+ * SET and COMMIT apart cost three more); a failure rolls the whole string back and leaves
+ * nothing open on the connection.
+ */
+export async function batchQuery<R extends pg.QueryResultRow>(
+  target: BatchDb,
+  name: string,
+  text: string,
+  values: LiteralValue[],
+): Promise<R[]> {
+  if (target.keptPlans) return (await target.db.query<R>({ name, text, values })).rows;
+  const results = (await target.db.query(
+    `${CLAIM_PLANNER_SQL};\n${withLiterals(text, values)}`,
+  )) as unknown as pg.QueryResult<R>[];
+  return results[results.length - 1]!.rows;
+}
+
 export type ClaimRow = AttemptRow & {
   operation: string;
   input: Record<string, unknown>;
@@ -182,30 +204,13 @@ export function claimedAttempt({
  * `target.db` is a kept-plan connection (src/db/keptPlanPool.ts).
  */
 export async function claimQueuedJobs(
-  target: { db: Queryable; keptPlans: boolean },
+  target: BatchDb,
   operations: OperationRegistry,
   worker: ClaimRequest,
 ): Promise<ClaimedAttempt[]> {
   if (worker.limit <= 0) return [];
   const values = await claimValues(operations, worker);
-  // A kept-plan connection (src/db/keptPlanPool.ts) has the planner settings for its whole
-  // session: the claim is a named statement, planned once. Elsewhere it is one simple
-  // query, the settings and then the claim, in one implicit transaction and one round trip
-  // (BEGIN, SET and COMMIT apart cost three more); a failure rolls the whole string back
-  // and leaves nothing open on the connection.
-  let rows: ClaimRow[];
-  if (target.keptPlans) {
-    ({ rows } = await target.db.query<ClaimRow>({
-      name: 'onejob-claim-batch',
-      text: CLAIM_BATCH_SQL,
-      values,
-    }));
-  } else {
-    const results = (await target.db.query(
-      `${CLAIM_PLANNER_SQL};\n${withLiterals(CLAIM_BATCH_SQL, values)}`,
-    )) as unknown as pg.QueryResult<ClaimRow>[];
-    rows = results[results.length - 1]!.rows;
-  }
+  const rows = await batchQuery<ClaimRow>(target, 'onejob-claim-batch', CLAIM_BATCH_SQL, values);
   return rows.map(claimedAttempt);
 }
 

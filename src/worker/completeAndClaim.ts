@@ -10,13 +10,12 @@
 // rows the completion holds). Either both commit or neither does: a batch whose
 // completion aborts (see completeWinners.ts) claims nothing, and the caller completes
 // its attempts one by one and lets the claim loop claim as usual.
-import type pg from 'pg';
-import type { Queryable } from '../db/createPool.js';
-import { type LiteralValue, withLiterals } from '../db/withLiterals.js';
+import type { LiteralValue } from '../db/withLiterals.js';
 import { type Offered, WIN_MANY_CTES, winManyValues } from '../jobs/completeWinners.js';
 import type { OperationRegistry } from '../providers/operationRegistry.js';
+import type { BatchDb } from './batchDb.js';
 import {
-  CLAIM_PLANNER_SQL,
+  batchQuery,
   CLAIMED_ROWS_SQL,
   type ClaimedAttempt,
   type ClaimRequest,
@@ -48,26 +47,13 @@ type Row = { won: [string, number][] } & (ClaimRow | { [K in keyof ClaimRow]: nu
  * whole: then nothing was written and nothing was claimed.
  */
 export async function completeAndClaim(
-  target: { db: Queryable; keptPlans: boolean },
+  target: BatchDb,
   operations: OperationRegistry,
   offered: Offered[],
   worker: ClaimRequest,
 ): Promise<CompletedAndClaimed> {
   const values = [...(winManyValues(offered) as LiteralValue[]), ...(await claimValues(operations, worker))];
-  let rows: Row[];
-  if (target.keptPlans) {
-    ({ rows } = await target.db.query<Row>({
-      name: 'onejob-complete-and-claim',
-      text: COMPLETE_AND_CLAIM_SQL,
-      values,
-    }));
-  } else {
-    // As the claim alone: its planner settings and the statement in one simple query.
-    const results = (await target.db.query(
-      `${CLAIM_PLANNER_SQL};\n${withLiterals(COMPLETE_AND_CLAIM_SQL, values)}`,
-    )) as unknown as pg.QueryResult<Row>[];
-    rows = results[results.length - 1]!.rows;
-  }
+  const rows = await batchQuery<Row>(target, 'onejob-complete-and-claim', COMPLETE_AND_CLAIM_SQL, values);
   const winners = new Map((rows[0]?.won ?? []).map(([id, version]) => [id, Number(version)]));
   const claimed = rows
     .filter((r): r is { won: [string, number][] } & ClaimRow => r.id !== null)

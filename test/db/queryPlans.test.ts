@@ -223,6 +223,13 @@ async function fillTables(c: Pick<pg.Client, 'query'>): Promise<void> {
   );
 }
 const FILL_ROWS = 20_000;
+
+/** The claim's pick (the CTE `picked`): an ordered walk of the claimable index, no bitmap, no sort. */
+function expectPickWalksIndex(plan: string, sql = ''): void {
+  const pick = plan.slice(plan.indexOf('CTE picked'), plan.indexOf('CTE moved'));
+  expect(pick, `${sql}\n${plan}`).toMatch(/Index Scan using jobs_claimable on jobs/);
+  expect(pick, `${sql}\n${plan}`).not.toMatch(/Bitmap Heap Scan on jobs|Sort/);
+}
 const GROWING = ['jobs', 'attempts', 'job_events', 'outbox', 'outbox_deliveries'];
 
 // A worker started on a queue filled faster than autovacuum analyses it plans every
@@ -336,9 +343,7 @@ describe('the worker path planned on a freshly filled queue, without statistics'
     expectNoWholeTable(plans);
     for (const { sql, plan } of plans.filter((p) => /picked|onejob-claim-batch/.test(p.sql))) {
       // The pick (the CTE `picked`): an ordered walk of the claimable index, no bitmap, no sort.
-      const pick = plan.slice(plan.indexOf('CTE picked'), plan.indexOf('CTE moved'));
-      expect(pick, `${sql}\n${plan}`).toMatch(/Index Scan using jobs_claimable on jobs/);
-      expect(pick, `${sql}\n${plan}`).not.toMatch(/Bitmap Heap Scan on jobs|Sort/);
+      expectPickWalksIndex(plan, sql);
       // Compiling a plan costed that high takes seconds: a claim is never JIT-compiled.
       expect(plan, `${sql}\n${plan}`).not.toMatch(/JIT:/);
     }
@@ -389,9 +394,7 @@ describe('the worker path planned on a freshly filled queue, without statistics'
       const plans = await plansOf(sent);
       expectNoWholeTable(plans);
       for (const { plan } of plans) {
-        const pick = plan.slice(plan.indexOf('CTE picked'), plan.indexOf('CTE moved'));
-        expect(pick, plan).toMatch(/Index Scan using jobs_claimable on jobs/);
-        expect(pick, plan).not.toMatch(/Sort|Bitmap Heap Scan on jobs/);
+        expectPickWalksIndex(plan);
       }
     }
   });
@@ -465,9 +468,7 @@ describe('the worker path planned on a freshly filled queue, without statistics'
             `EXPLAIN EXECUTE "onejob-claim-batch" (${Array.from({ length: 7 }, () => 'NULL').join(', ')})`,
           );
           const full = rows.map((r) => r['QUERY PLAN']).join('\n');
-          const fullPick = full.slice(full.indexOf('CTE picked'), full.indexOf('CTE moved'));
-          expect(fullPick, full).toMatch(/Index Scan using jobs_claimable on jobs/);
-          expect(fullPick, full).not.toMatch(/Sort|Bitmap Heap Scan on jobs/);
+          expectPickWalksIndex(full);
         } finally {
           await second.query('ROLLBACK');
           second.release();
