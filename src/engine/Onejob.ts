@@ -69,10 +69,11 @@ export interface Onejob {
   /** The append-only ledger. */
   readonly ledger: LedgerHandle;
   /**
-   * Wake-ups sent after commit: relays (`outbox()`) and long-polls (`jobSettled(id)`).
-   * onejob calls them after its own commits; after committing your own transaction that
-   * created jobs or published events with `{ tx }`, call `outbox()` to have them
-   * published now rather than at the relay's next poll.
+   * Wake-ups sent after commit: workers and relays (`jobsQueued()`), relays
+   * (`outbox()`) and long-polls (`jobSettled(id)`). onejob calls them after its own
+   * commits. After committing your own transaction that created jobs with `{ tx }`, call
+   * `jobsQueued()` to have them claimed and announced now rather than at the next polls;
+   * after one that only published events, `outbox()`.
    */
   readonly wakeups: NotificationHub;
   /** Starts the background roles in this process: the worker and the outbox relay (default both). */

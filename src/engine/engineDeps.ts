@@ -20,6 +20,8 @@ export interface TxOption {
 export interface WakeupSender {
   /** Committed outbox events may be pending: relays look now. */
   outbox(): void;
+  /** New jobs were committed: an idle worker claims now, and relays publish their events. */
+  jobsQueued(): void;
   /** Job `jobId` may have settled: its long-polls re-read it now (relays are woken too). */
   jobSettled(jobId: string): void;
 }
@@ -31,6 +33,11 @@ export interface WakeupHub extends WakeupSender {
    * listening (re)starts; resolves to the function that stops it.
    */
   listen(channel: string, handler: (payload: string | null) => void): Promise<() => Promise<void>>;
+  /**
+   * Calls `watcher` when new jobs may be claimable, one watcher of the process per
+   * announcement (it returns false when it has no free slot, and the next is asked).
+   */
+  listenForJobs(watcher: () => boolean): Promise<() => Promise<void>>;
 }
 
 /** Everything a part of the engine may be given; each part names the few it uses. */
@@ -52,8 +59,8 @@ export type EffectDeps = Pick<EngineDeps, 'wakeups' | 'metrics' | 'logger'>;
 
 /** The worker and reconciliation. */
 /**
- * The worker: everything, and the hub, whose notifications of committed outbox rows (every
- * new job commits its `created` event) wake an idle claim loop before its next poll.
+ * The worker: everything, and the hub, whose announcements of committed jobs wake an idle
+ * claim loop before its next poll.
  */
 export type WorkerDeps = EngineDeps & {
   readonly wakeups: WakeupHub;

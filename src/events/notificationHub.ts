@@ -7,10 +7,19 @@ import type { Logger } from 'pino';
 import { connectToPrimary, HostSelector } from '../db/connectToPrimary.js';
 import { DatabaseOutage } from '../db/databaseOutage.js';
 import { parseHostList } from '../db/hostList.js';
-import { JOB_SETTLED_CHANNEL, Wakeups, type WakeupsOptions } from './wakeups.js';
+import {
+  JOB_SETTLED_CHANNEL,
+  JOBS_QUEUED_PREFIX,
+  OUTBOX_CHANNEL,
+  Wakeups,
+  type WakeupsOptions,
+} from './wakeups.js';
 
 /** Called with a notification's payload, or with null once listening (re)starts: look now. */
 export type NotificationHandler = (payload: string | null) => void;
+
+/** A worker's claim loop, told new jobs may be waiting; false when it has no free slot. */
+export type JobWatcher = () => boolean;
 
 export interface NotificationHubOptions extends WakeupsOptions {
   /** The hub's own connection when known (one that takes no slot of the pool); else a pool client. */
@@ -24,6 +33,9 @@ type Connection = Pick<pg.Client, 'query' | 'on'> & { end(): Promise<void> };
 export class NotificationHub extends Wakeups {
   private readonly handlers = new Map<string, Set<NotificationHandler>>();
   private readonly jobWaiters = new Map<string, Set<() => void>>();
+  private readonly jobWatchers: JobWatcher[] = [];
+  private nextWatcher = 0;
+  private watchingJobs: Promise<() => Promise<void>> | undefined;
   private connection: Connection | undefined;
   private connecting: Promise<void> | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -66,6 +78,34 @@ export class NotificationHub extends Wakeups {
     };
   }
 
+  /**
+   * Calls `watcher` when new jobs may be claimable: at once for jobs this process committed
+   * (`jobsQueued`), on another process's jobs-queued notification, and, every watcher, when
+   * listening (re)starts. One watcher is woken per announcement, the next in turn that has
+   * a free slot: an idle worker of this process claims, the others stay asleep. Settlements
+   * and published events notify the relays' channel without the jobs-queued payload and
+   * wake no watcher. Resolves once listening, to the function that stops it.
+   */
+  async listenForJobs(watcher: JobWatcher): Promise<() => Promise<void>> {
+    this.jobWatchers.push(watcher);
+    this.watchingJobs ??= this.listen(OUTBOX_CHANNEL, this.onOutbox);
+    await this.watchingJobs;
+    return async () => {
+      const i = this.jobWatchers.indexOf(watcher);
+      if (i >= 0) this.jobWatchers.splice(i, 1);
+      const watching = this.watchingJobs;
+      if (this.jobWatchers.length > 0 || !watching) return;
+      this.watchingJobs = undefined;
+      await (await watching)();
+    };
+  }
+
+  /** New jobs were committed here: one idle watcher of this process claims now, others hear the notification. */
+  override jobsQueued(): void {
+    super.jobsQueued();
+    this.wakeOneWatcher();
+  }
+
   /** Resolves when job `id` is announced as settled, or after `ms`. */
   async waitForJob(id: string, ms: number): Promise<void> {
     if (!this.handlers.has(JOB_SETTLED_CHANNEL)) void this.listen(JOB_SETTLED_CHANNEL, this.onSettled);
@@ -98,7 +138,28 @@ export class NotificationHub extends Wakeups {
     this.closed = true;
     for (const set of this.jobWaiters.values()) for (const wake of [...set]) wake();
     this.handlers.clear();
+    this.jobWatchers.length = 0;
+    this.watchingJobs = undefined;
     await this.disconnect();
+  }
+
+  private readonly onOutbox: NotificationHandler = (payload) => {
+    // null: listening (re)started and a notification may have been missed: every watcher looks.
+    if (payload === null) for (const watch of [...this.jobWatchers]) watch();
+    // This process's own announcement woke its watcher when it was made.
+    else if (payload.startsWith(JOBS_QUEUED_PREFIX) && payload !== this.jobsQueuedPayload)
+      this.wakeOneWatcher();
+  };
+
+  private wakeOneWatcher(): void {
+    const n = this.jobWatchers.length;
+    for (let i = 0; i < n; i += 1) {
+      const k = (this.nextWatcher + i) % n;
+      if (this.jobWatchers[k]!()) {
+        this.nextWatcher = (k + 1) % n;
+        return;
+      }
+    }
   }
 
   private readonly onSettled: NotificationHandler = (payload) => {

@@ -1,9 +1,16 @@
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Queryable } from '../db/createPool.js';
 
-/** Relays LISTEN here; a notification means "committed outbox events may be pending". */
+/**
+ * Relays LISTEN here; a notification means "committed outbox events may be pending". Its
+ * payload is empty, or `queued:<process tag>` when the commits include new jobs: idle
+ * workers claim on those only, so a settlement or a published event wakes no worker.
+ */
 export const OUTBOX_CHANNEL = 'onejob_outbox';
+/** The outbox channel's payload prefix for "new jobs were committed" (the sender's tag follows). */
+export const JOBS_QUEUED_PREFIX = 'queued:';
 /** Long-polls LISTEN here; the payload is a comma-separated list of job ids that settled. */
 export const JOB_SETTLED_CHANNEL = 'onejob_job_settled';
 
@@ -111,6 +118,8 @@ class Channel {
 export class Wakeups {
   private readonly outboxChannel: Channel;
   private readonly settledChannel: Channel;
+  /** This process's jobs-queued payload: its own hub has woken its worker already and skips the echo. */
+  protected readonly jobsQueuedPayload = `${JOBS_QUEUED_PREFIX}${randomBytes(6).toString('hex')}`;
 
   constructor(db: Queryable, options: WakeupsOptions = {}) {
     const interval = options.minIntervalMs ?? DEFAULT_MIN_INTERVAL_MS;
@@ -121,6 +130,14 @@ export class Wakeups {
   /** Committed outbox events may be pending: relays look now rather than at their next poll. */
   outbox(): void {
     this.outboxChannel.wake();
+  }
+
+  /**
+   * New jobs were committed: idle workers claim now rather than at their next poll, and
+   * relays publish the jobs' `created` events. One notification carries both.
+   */
+  jobsQueued(): void {
+    this.outboxChannel.wake(this.jobsQueuedPayload);
   }
 
   /**

@@ -2,7 +2,6 @@
 // and with queued jobs (every free slot in one statement), then sleeps for the poll
 // interval unless woken.
 import { DatabaseOutage } from '../db/databaseOutage.js';
-import { OUTBOX_CHANNEL } from '../events/wakeups.js';
 import { providerRotation } from '../jobs/chooseProvider.js';
 import type { Operation } from '../providers/operationRegistry.js';
 import { type ClaimedAttempt, claimQueuedJobs, claimUnownedAttempt } from './claimJobs.js';
@@ -55,14 +54,16 @@ export function startClaimLoop(ctx: WorkerContext, runner: AttemptRunner): Claim
   const loop: LoopState = { busy: 0, wakeUp: undefined, woken: true, kicked: false, dry: false };
   const rotation = rotationCache(ctx);
   const { concurrency } = ctx.settings;
-  // Every new job commits its `created` event, and so notifies the relays' channel: an
-  // idle loop with a free slot hears it too and claims now instead of at its next poll. A
-  // busy loop ignores it (it claims again as a slot frees), and a lost notification costs
-  // only the poll interval.
+  // A new job is announced after its commit (in this process at once, from others by
+  // NOTIFY): an idle loop with a free slot takes the announcement and claims now instead of
+  // at its next poll. A busy loop declines it (it claims again as a slot frees), and a lost
+  // announcement costs only the poll interval.
   const listening = ctx.deps.wakeups
-    .listen(OUTBOX_CHANNEL, () => {
+    .listenForJobs(() => {
       loop.dry = false;
-      if (loop.busy < concurrency) kick(loop);
+      if (loop.busy >= concurrency) return false;
+      kick(loop);
+      return true;
     })
     .catch((error: unknown) => {
       ctx.log.warn({ err: error }, 'worker not listening for new jobs; it finds them at each poll');

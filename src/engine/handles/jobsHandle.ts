@@ -50,7 +50,7 @@ export interface JobsHandle {
 }
 
 export type JobsDeps = Pick<EngineDeps, 'pool' | 'operations' | 'metrics'> & {
-  readonly wakeups: Pick<NotificationHub, 'outbox' | 'waitForJob'>;
+  readonly wakeups: Pick<NotificationHub, 'outbox' | 'jobsQueued' | 'waitForJob'>;
   readonly jobBatcher: JobBatcher;
 };
 

@@ -64,7 +64,7 @@ export interface OutboxHandle {
  */
 export function createOutboxHandle(deps: {
   pool: Queryable;
-  wakeups?: Pick<WakeupSender, 'outbox'>;
+  wakeups?: Pick<WakeupSender, 'outbox' | 'jobsQueued'>;
 }): OutboxHandle {
   const { pool, wakeups } = deps;
   return {
