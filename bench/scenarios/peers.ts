@@ -1,5 +1,6 @@
 // (g) The job queues people pick instead, doing the equivalent work in the same run:
 // pg-boss and graphile-worker deduplicating enqueues, graphile-worker running no-op jobs.
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { Logger, makeWorkerUtils, run } from 'graphile-worker';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
@@ -23,6 +24,26 @@ export interface PeerRun {
 
 const PAYLOAD = { amount: 1, note: 'bench' };
 const quiet = new Logger(() => () => {});
+
+/**
+ * graphile-worker's runner logs as it does by default (a line per completed job, at info),
+ * written to a file as the onejob server's log is: both drains pay for their log lines.
+ * Without `path`, nothing is written. The returned `close` ends the file.
+ */
+function runnerLogger(path: string | undefined): { logger: Logger; close: () => void } {
+  if (!path) return { logger: quiet, close: () => {} };
+  const fd = openSync(path, 'a');
+  const logger = new Logger((scope) => (level, message) => {
+    // As its console logger: debug lines only with GRAPHILE_LOGGER_DEBUG set.
+    if (level === 'debug' && !process.env.GRAPHILE_LOGGER_DEBUG) return;
+    const worker = scope.workerId ? `(${scope.workerId})` : '';
+    writeSync(
+      fd,
+      `${new Date().toISOString()} [${scope.label ?? 'core'}${worker}] ${level.toUpperCase()}: ${message}\n`,
+    );
+  });
+  return { logger, close: () => closeSync(fd) };
+}
 
 /** pg-boss 10 `send` with singletonKey + singletonSeconds: its dedup needs both. */
 export async function pgBossSend(r: PeerRun): Promise<LoadResult> {
@@ -98,7 +119,7 @@ export function graphileAddJob(r: PeerRun): Promise<LoadResult> {
 
 /** graphile-worker 0.16 running no-op jobs from a pre-filled queue, one runner, `concurrency` jobs at once. */
 export function graphileNoop(
-  r: PeerRun & { workerConcurrency: number; queueJobs: number },
+  r: PeerRun & { workerConcurrency: number; queueJobs: number; logFile?: string },
 ): Promise<LoadResult> {
   return withGraphilePool(r, async (pgPool) => {
     // graphile-worker's own SQL API, so the queue is filled the way it fills it.
@@ -108,12 +129,13 @@ export function graphileNoop(
     );
     await checkpoint(r.url);
     let completed = 0;
+    const log = runnerLogger(r.logFile);
     const runner = await run({
       pgPool,
       concurrency: r.workerConcurrency,
       noHandleSignals: true,
       pollInterval: 1000,
-      logger: quiet,
+      logger: log.logger,
       taskList: { noop: async () => {} },
     });
     runner.events.on('job:success', () => void completed++);
@@ -128,6 +150,7 @@ export function graphileNoop(
       });
     } finally {
       await runner.stop();
+      log.close();
     }
   });
 }
@@ -183,17 +206,18 @@ export async function graphileDrainCost(
 
 /** graphile-worker 0.16 at a steady arrival rate: addJob to job:success, per job (endToEnd.ts). */
 export function graphileSteadyLatency(
-  r: PeerRun & { workerConcurrency: number; rate: number },
+  r: PeerRun & { workerConcurrency: number; rate: number; logFile?: string },
 ): Promise<LoadResult> {
   return withGraphilePool(r, async (pgPool) => {
     const sentAt = new Map<number, number>();
     const samples: number[] = [];
+    const log = runnerLogger(r.logFile);
     const runner = await run({
       pgPool,
       concurrency: r.workerConcurrency,
       noHandleSignals: true,
       pollInterval: 1000,
-      logger: quiet,
+      logger: log.logger,
       taskList: { noop: async () => {} },
     });
     runner.events.on('job:success', ({ job }) => {
@@ -223,6 +247,7 @@ export function graphileSteadyLatency(
     } finally {
       await utils.release();
       await runner.stop();
+      log.close();
     }
   });
 }
