@@ -138,7 +138,9 @@ export function graphileNoop(
       logger: log.logger,
       taskList: { noop: async () => {} },
     });
-    runner.events.on('job:success', () => void completed++);
+    runner.events.on('job:complete', ({ error }) => {
+      if (!error) completed++;
+    });
     try {
       return await measureCompletions({
         label: 'graphile-worker no-op jobs',
@@ -189,7 +191,9 @@ export async function graphileDrainCost(
         logger: quiet,
         taskList: { noop: async () => {} },
       });
-      runner.events.on('job:success', () => void completed++);
+      runner.events.on('job:complete', ({ error }) => {
+        if (!error) completed++;
+      });
       try {
         await waitFor(async () => completed >= r.jobs, 120_000, 'every graphile-worker job done', 20);
       } finally {
@@ -204,7 +208,11 @@ export async function graphileDrainCost(
   }
 }
 
-/** graphile-worker 0.16 at a steady arrival rate: addJob to job:success, per job (endToEnd.ts). */
+/**
+ * graphile-worker 0.16 at a steady arrival rate: addJob to done, per job (endToEnd.ts).
+ * Done is `job:success`: the task has returned, and the job's delete is not yet sent, as
+ * onejob's side ends at the job's `finished_at`, the start of the statement that settles it.
+ */
 export function graphileSteadyLatency(
   r: PeerRun & { workerConcurrency: number; rate: number; logFile?: string },
 ): Promise<LoadResult> {
