@@ -96,6 +96,9 @@ export async function startCheckout(options: CheckoutOptions) {
       );
       await client.query('UPDATE shop_orders SET charge_job_id = $2 WHERE id = $1', [order.orderId, job.id]);
       await client.query('COMMIT');
+      // onejob does not see this commit: announce the job, so an idle worker claims it now
+      // rather than at its next poll.
+      if (!replayed) onejob.wakeups.jobsQueued();
       return { jobId: job.id, replayed };
     } catch (error) {
       await client.query('ROLLBACK');
