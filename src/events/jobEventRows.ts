@@ -36,7 +36,9 @@ export const JOB_EVENT_SOURCE_COLUMNS = [
  * events of the CTE named `source` (see `JOB_EVENT_SOURCE_COLUMNS`). Put them after the
  * source in the same WITH; PostgreSQL runs a data-modifying CTE once whether or not the
  * main statement reads it. The outbox's statement trigger fans the new rows out to each
- * publisher's deliveries.
+ * publisher's deliveries. With `{ published: false }`, for a source whose events are all
+ * audit-only (`publish` null), only `<source>_audit`: an outbox insert of no rows would
+ * still fire that statement trigger.
  *
  * @example
  * ```ts
@@ -50,11 +52,13 @@ export const JOB_EVENT_SOURCE_COLUMNS = [
  * SELECT id FROM moved`;
  * ```
  */
-export function jobEventRowsSql(source: string): string {
-  return `${source}_audit AS (
+export function jobEventRowsSql(source: string, options: { published?: boolean } = {}): string {
+  const audit = `${source}_audit AS (
   INSERT INTO onejob.job_events (id, job_id, owner_id, attempt_id, type, data)
   SELECT event_id, job_id, owner_id, attempt_id, type, data FROM ${source}
-), ${source}_outbox AS (
+)`;
+  if (options.published === false) return audit;
+  return `${audit}, ${source}_outbox AS (
   INSERT INTO onejob.outbox (id, owner_id, subject, type, event)
   SELECT event_id, owner_id, job_id::text, publish, event FROM ${source} WHERE publish IS NOT NULL
 )`;

@@ -91,7 +91,7 @@ ${events} AS (
                             'jobVersion', s.job_version) AS data,
          NULL::text AS publish, NULL::jsonb AS event
   FROM started s JOIN numbered nb ON nb.id = s.job_id
-), ${jobEventRowsSql(events)}`;
+), ${jobEventRowsSql(events, { published: false })}`;
 }
 
 /** The claimed attempts, with their jobs' operation, input and trace context, from `claimCtes`. */

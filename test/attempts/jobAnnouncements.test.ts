@@ -2,15 +2,15 @@
 // of a process, not every listener: the hub hands it to one watcher that has a free slot,
 // at once in the process that committed the jobs (skipping the echo of its own
 // notification), and through PostgreSQL in the others. Settlements and published events
-// notify the relays' channel too, but wake no worker. Two hubs stand for two processes.
+// notify the relays' channel too, but wake no worker. Two hubs stand for two processes;
+// newJobWakesWorker.test.ts has the worker itself woken by a job created through the API.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotificationHub } from '../../src/events/notificationHub.js';
 import { OUTBOX_CHANNEL } from '../../src/events/wakeups.js';
-import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
-import { configWith, createJob, jobInState, until } from './attemptTestKit.js';
+import { until } from './attemptTestKit.js';
 
 let db: TestDatabase;
 let pool: pg.Pool;
@@ -135,35 +135,5 @@ describe('announcements of new jobs', () => {
     const before = w.woken;
     here.jobsQueued();
     expect(w.woken).toBe(before);
-  });
-});
-
-describe('an idle worker and a new job', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({
-      config: configWith(
-        { pay: { kind: 'simulated' } },
-        { charge: { kind: 'http', providers: ['pay'], effect: 'exclusive', maxAttempts: 1 } },
-        // A poll far longer than the test: only the announcement can wake the worker.
-        { leaseMs: 5_000, pollMs: 600_000 },
-      ),
-    });
-    t.onejob.attempts.startWorker();
-  });
-  afterAll(async () => {
-    await t?.close();
-  });
-
-  it('a job created through the API is claimed and settled long before the worker would poll', async () => {
-    // The first job may be found by the worker's claim at its start; once it has settled,
-    // the worker is idle until its next poll, and the second is found only through its
-    // announcement.
-    const first = await createJob(t, `k-${randomUUID()}`, 'charge', { amount: 1 });
-    await jobInState(t, first.id, 'succeeded', 30_000);
-    const started = Date.now();
-    const job = await createJob(t, `k-${randomUUID()}`, 'charge', { amount: 1 });
-    await jobInState(t, job.id, 'succeeded', 30_000);
-    expect(Date.now() - started).toBeLessThan(30_000);
   });
 });

@@ -1,6 +1,7 @@
-// A new job wakes an idle worker: its `created` event notifies the relays' channel after
-// commit, and an idle claim loop listens there too. The worker here polls once an hour,
-// so a job queued while it waits can only run because that notification woke it.
+// A new job wakes an idle worker: intake announces it after commit (in this process at
+// once, to others through the relays' channel), and an idle claim loop takes the
+// announcement. The worker here polls once an hour, so a job queued while it waits can
+// only run because the announcement woke it (the hub's own tests: jobAnnouncements.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakePaymentServer, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
