@@ -88,7 +88,9 @@ export class NotificationHub extends Wakeups {
    */
   async listenForJobs(watcher: JobWatcher): Promise<() => Promise<void>> {
     this.jobWatchers.push(watcher);
-    this.watchingJobs ??= this.listen(OUTBOX_CHANNEL, this.onOutbox);
+    // A handler of its own per subscription: a channel's handlers are a set, so an unlisten
+    // still in flight would otherwise remove the one a new subscription just added.
+    this.watchingJobs ??= this.listen(OUTBOX_CHANNEL, (payload) => this.onOutbox(payload));
     await this.watchingJobs;
     return async () => {
       const i = this.jobWatchers.indexOf(watcher);
@@ -143,13 +145,13 @@ export class NotificationHub extends Wakeups {
     await this.disconnect();
   }
 
-  private readonly onOutbox: NotificationHandler = (payload) => {
+  private onOutbox(payload: string | null): void {
     // null: listening (re)started and a notification may have been missed: every watcher looks.
     if (payload === null) for (const watch of [...this.jobWatchers]) watch();
     // This process's own announcement woke its watcher when it was made.
     else if (payload.startsWith(JOBS_QUEUED_PREFIX) && payload !== this.jobsQueuedPayload)
       this.wakeOneWatcher();
-  };
+  }
 
   private wakeOneWatcher(): void {
     const n = this.jobWatchers.length;
