@@ -257,6 +257,23 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     log(`load stopped after ${load.intents()} intents; settling`);
     const settled = await settle(pool, consumer, history.features, o.settleMs ?? 45_000, log);
     if (!settled) await explainUnsettled(pool, fleet, consumer, log);
+    // Every process that writes stops before the last look at the outbox, and the relays
+    // publish what they wrote meanwhile: a worker reconciling an unknown attempt (a job
+    // that the settle above does not wait for) can commit its settlement event at any time,
+    // and one committed after the consumer stopped would look like a lost event.
+    await Promise.all(
+      fleet.members.filter((m) => m.role !== 'relay').map((m) => m.process.kill('SIGTERM', 8_000)),
+    );
+    if (settled) {
+      const published = await settle(
+        pool,
+        consumer,
+        { ...history.features, worker: false, ledger: false },
+        o.settleMs ?? 45_000,
+        log,
+      );
+      if (!published) await explainUnsettled(pool, fleet, consumer, log);
+    }
 
     // The consumer stops before the snapshot: a delivery acked after the effects were read
     // would look like an ack without an effect.
