@@ -92,6 +92,7 @@ async function runScenario(spec: HttpScenarioSpec): Promise<HttpScenarioResult> 
     if (r.status !== 202) throw new Error(`HTTP ${r.status}: ${r.body.slice(0, 200)}`);
     if (r.replayed) replayed++;
   };
+  // biome-ignore lint/suspicious/noConfusingVoidType: an operation returns nothing, or the latencies of its burst
   let op: (seq: number) => Promise<void | number[]>;
   let concurrency = spec.concurrency;
   if (spec.kind === 'create') {

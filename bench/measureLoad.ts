@@ -16,6 +16,7 @@ export interface LoadOptions {
    * to have the whole call timed, or to a list of latencies (ms) when the call made
    * several requests (a burst) that each count as one operation.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: an operation returns nothing, or the latencies of its burst
   op: (seq: number) => Promise<void | number[]>;
   /** Stop early (for example when a pre-filled queue runs dry). */
   done?: () => boolean;

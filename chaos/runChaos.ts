@@ -97,8 +97,6 @@ export interface ChaosOutcome {
   resultFile?: string;
 }
 
-const ROOT = join(import.meta.dirname, '..');
-
 export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
   const log = o.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const processes = o.processes ?? { api: 2, worker: 2, relay: 1 };

@@ -28,7 +28,8 @@ const FAILPOINT_WINDOW_MS = 10_000;
 
 /** Restarts a process in the background, so the next fault need not wait for a slow start. */
 function restartLater(t: FaultTargets, name: string) {
-  const restarts = (t.restarts ??= new Map());
+  t.restarts ??= new Map();
+  const restarts = t.restarts;
   const p = t.fleet.start(name).finally(() => {
     if (restarts.get(name) === p) restarts.delete(name);
   });

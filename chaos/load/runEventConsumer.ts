@@ -5,7 +5,6 @@
 // effects.
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import type pg from 'pg';
 import type { Queryable } from '../../src/db/createPool.js';
 import { type DatabaseTarget, resilientPool } from '../cluster/resilientPool.js';
 import type { Delivery } from '../history/types.js';

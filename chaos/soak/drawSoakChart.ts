@@ -110,6 +110,7 @@ export function drawSoakChart(
     : `FAIL: ${v.reasons.slice(0, 2).join('; ')}`;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${height}" viewBox="0 0 ${W} ${height}" font-family="sans-serif" font-size="12">`,
+    `<title>${esc(o.title)}</title>`,
     `<rect width="100%" height="100%" fill="white"/>`,
     `<text x="${LEFT}" y="20" font-size="15" font-weight="bold">${esc(o.title)}</text>`,
     `<text x="${LEFT}" y="38" font-size="11">${esc(o.command)} | ${esc(verdict)}</text>`,

@@ -1,7 +1,7 @@
 // A stand-in for a card payment API (think Stripe): a real HTTP server on 127.0.0.1 that
 // dedupes on the Idempotency-Key header, so one key is one charge however often it is sent.
 import { randomUUID } from 'node:crypto';
-import { type IncomingMessage, createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Charge {

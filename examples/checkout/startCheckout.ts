@@ -2,7 +2,7 @@
 // written in one transaction, the `charge` operation runs in this process, and the shop
 // learns the outcome from onejob's own events, applied exactly once per event.
 import { randomBytes } from 'node:crypto';
-import { type IncomingMessage, createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';

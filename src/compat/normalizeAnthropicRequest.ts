@@ -9,7 +9,6 @@ import {
   optionalNumber,
   refuseUnknown,
   textContent,
-  unsupported,
 } from './requestProblems.js';
 
 // `metadata` labels the call (a user id for abuse reports); it changes no token of its answer.

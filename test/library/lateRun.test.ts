@@ -80,7 +80,9 @@ describe('a run that ignores its abort signal', () => {
     });
     // The signal fired at the timeout; run ignored it and is still waiting.
     expect(signals.get(`${job.id}/1`)?.aborted).toBe(true);
-    expect(String((signals.get(`${job.id}/1`)?.reason as Error).message)).toMatch(/attemptTimeoutMs/);
+    expect(String((signals.get(`${job.id}/1`)?.reason as Error | undefined)?.message)).toMatch(
+      /attemptTimeoutMs/,
+    );
 
     const abandoned = await lib.onejob.attempts.abandon(
       'shop',

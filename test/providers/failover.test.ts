@@ -162,7 +162,7 @@ describe('failover through the engine', () => {
     gates.push(gate);
     primaryPlan.set('hedge-1', { gate });
     const job = await createJob(t, 'hedge-1', 'to-honest', { tag: 'hedge-1', text: 'Some text.' });
-    const held = await gate.arrived;
+    await gate.arrived;
     const done = await jobInState(t, job.id, 'succeeded');
     expect(done.result).toEqual({ summary: 'honest backup' });
     expect(done.attempts.find((a) => a.id === done.completedBy)).toMatchObject({ n: 2, provider: 'honest' });

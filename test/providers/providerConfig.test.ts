@@ -72,9 +72,10 @@ describe('provider configuration', () => {
     ],
     [
       'an http provider on an inference operation',
-      (c: Loose) =>
-        (c.operations.summarize.providers = ['sim-a', 'sim-pay-http']) &&
-        (c.providers['sim-pay-http'] = { kind: 'http', url: 'http://127.0.0.1:1/x' }),
+      (c: Loose) => {
+        c.operations.summarize.providers = ['sim-a', 'sim-pay-http'];
+        c.providers['sim-pay-http'] = { kind: 'http', url: 'http://127.0.0.1:1/x' };
+      },
       '/operations/summarize/providers/1',
     ],
     [
