@@ -179,7 +179,13 @@ export async function startReplicatedPostgres(
   };
   const startNode = async (index: number) => {
     const node = nodes[index]!;
-    await pgctl(['start', '-D', node.dir, '-l', `${node.dir}.log`, '-w']);
+    try {
+      await pgctl(['start', '-D', node.dir, '-l', `${node.dir}.log`, '-w']);
+    } catch (error) {
+      // pg_ctl says only that it failed; the server's own log says why.
+      const log = await readFile(`${node.dir}.log`, 'utf8').catch(() => '(no log)');
+      throw new Error(`${(error as Error).message}\nserver log:\n${log.slice(-3000)}`);
+    }
     node.running = true;
   };
   const stop = async () => {

@@ -124,6 +124,52 @@ describe('wake-ups after commit', () => {
     await wakeups.close();
   });
 
+  it("a settlement's two wake-ups, long-polls and relays, go out in one notification transaction", async () => {
+    const sent: string[][] = [];
+    const counting = {
+      query: (config: { text: string; values: unknown[] }) => {
+        sent.push(config.values[0] as string[]);
+        return pool.query(config);
+      },
+    } as unknown as pg.Pool;
+    const wakeups = new Wakeups(counting);
+    const from = heard.length;
+    const id = randomUUID();
+    wakeups.jobSettled(id);
+    await wakeups.flush();
+    expect(sent).toEqual([[JOB_SETTLED_CHANNEL, OUTBOX_CHANNEL]]);
+    const got = await heardBeforeMarker(from);
+    expect(got).toEqual([
+      { channel: JOB_SETTLED_CHANNEL, payload: id },
+      { channel: OUTBOX_CHANNEL, payload: '' },
+    ]);
+    await wakeups.close();
+  });
+
+  it('wake-ups that each arrive just after the previous notification went out still leave one interval apart', async () => {
+    // A busy worker settles a batch every millisecond or two, each just after the last
+    // notification committed: those must wait out the interval rather than each start a
+    // transaction of their own.
+    const interval = 50;
+    const sentAt: number[] = [];
+    const timing = {
+      query: (config: unknown) => {
+        sentAt.push(performance.now());
+        return pool.query(config as pg.QueryConfig);
+      },
+    } as unknown as pg.Pool;
+    const wakeups = new Wakeups(timing, { minIntervalMs: interval });
+    for (let i = 0; i < 6; i++) {
+      wakeups.jobSettled(randomUUID());
+      await wakeups.flush();
+    }
+    expect(sentAt).toHaveLength(6);
+    // Timers may fire up to a millisecond early by the clock's rounding; never more.
+    for (let i = 1; i < sentAt.length; i++)
+      expect(sentAt[i]! - sentAt[i - 1]!).toBeGreaterThanOrEqual(interval - 2);
+    await wakeups.close();
+  });
+
   it('a long-poll waiting on one job wakes on a list of settled ids that names it', async () => {
     const settled = new NotificationHub(pool, { connectionString: db.url });
     try {
