@@ -310,6 +310,12 @@ export async function startReplicatedPostgres(
         }
         return true;
       });
+      // A host that dies takes its /tmp with it. Here the dead server's socket lock file
+      // stays in the shared socket folder, naming a postmaster that can linger as a zombie
+      // until init reaps it; a server started later on the same port (the rebuilt standby)
+      // then refuses to start: "lock file ... already exists".
+      await rm(join(dir, `.s.PGSQL.${node.port}`), { force: true });
+      await rm(join(dir, `.s.PGSQL.${node.port}.lock`), { force: true });
       node.running = false;
     },
     async promoteStandby() {
