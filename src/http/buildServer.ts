@@ -190,6 +190,12 @@ export async function buildServer(onejob: Onejob, options: ServerOptions): Promi
   app.addSchema(jobSchema);
 
   await app.register(swagger, {
+    // Shared schemas keep their `$id` as their component name (`Job`, `Attempt`, `Problem`),
+    // so generated clients get those type names rather than `def-0`, `def-1`, ...
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -37,6 +37,19 @@ describe('operations endpoints', () => {
     expect(JSON.stringify(post.responses['409'])).toContain('application/problem+json');
   });
 
+  it('openapi.json names its shared schemas Job, Attempt and Problem, and every reference resolves', async () => {
+    const spec = (await (await t.request('/openapi.json', { token: null })).json()) as any;
+    const names = Object.keys(spec.components.schemas);
+    expect(names).toEqual(expect.arrayContaining(['Job', 'Attempt', 'Problem']));
+    expect(names.filter((n) => n.startsWith('def-'))).toEqual([]);
+    const refs = [...JSON.stringify(spec).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map(
+      (m) => m[1],
+    );
+    expect(refs).toContain('Job');
+    expect(refs).toContain('Problem');
+    for (const ref of refs) expect(names, ref).toContain(ref);
+  });
+
   it('a W3C traceparent sent with the request is kept on the job and its created event', async () => {
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
     const r = await t.request('/v1/jobs', {
