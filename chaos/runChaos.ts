@@ -255,18 +255,20 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     log(`load stopped after ${load.intents()} intents; settling`);
     const settled = await settle(pool, consumer, history.features, o.settleMs ?? 45_000, log);
     if (!settled) await explainUnsettled(pool, fleet, consumer, log);
-    // Every process that writes stops before the last look at the outbox, and the relays
+    // Every process that writes stops before the last look at the database, and the relays
     // publish what they wrote meanwhile: a worker reconciling an unknown attempt (a job
-    // that the settle above does not wait for) can commit its settlement event at any time,
-    // and one committed after the consumer stopped would look like a lost event.
+    // that the settle above does not wait for) can commit its settlement event, and the
+    // attempt's cost, at any time; one committed after the consumer stopped would look like
+    // a lost event. A worker that stops posts the costs of the attempts it finished while
+    // draining, so the second settle still waits for every cost to be posted.
     await Promise.all(
-      fleet.members.filter((m) => m.role !== 'relay').map((m) => m.process.kill('SIGTERM', 8_000)),
+      fleet.members.filter((m) => m.role !== 'relay').map((m) => m.process.kill('SIGTERM', 20_000)),
     );
     if (settled) {
       const published = await settle(
         pool,
         consumer,
-        { ...history.features, worker: false, ledger: false },
+        { ...history.features, worker: false },
         o.settleMs ?? 45_000,
         log,
       );

@@ -62,9 +62,9 @@ export async function startRoles(onejob: RolesDeps, options: StartOptions = {}):
   let relay: Relay | undefined;
   try {
     if (roles.includes('worker')) {
-      const worker = onejob.attempts.startWorker(options.worker);
-      stops.push(() => worker.stop());
-      // Finished attempts' costs go to the ledger (idempotent per attempt).
+      // Finished attempts' costs go to the ledger (idempotent per attempt). The poster stops
+      // after the worker (stops run last started first) and posts once more as it stops:
+      // attempts that finish while the worker drains have their cost posted by this process.
       const stopCosts = startCostPoster(
         onejob.pool,
         onejob.config,
@@ -76,6 +76,8 @@ export async function startRoles(onejob: RolesDeps, options: StartOptions = {}):
         },
       );
       stops.push(stopCosts);
+      const worker = onejob.attempts.startWorker(options.worker);
+      stops.push(() => worker.stop());
     }
     if (roles.includes('relay')) {
       const started = await startRelay(onejob, options.relay);

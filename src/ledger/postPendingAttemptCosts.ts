@@ -229,7 +229,11 @@ export async function retryCostPosts(db: Queryable, attemptIds?: string[]): Prom
   return rowCount ?? 0;
 }
 
-/** Posts pending attempt costs every `intervalMs` until stopped. */
+/**
+ * Posts pending attempt costs every `intervalMs` until stopped. Stopping posts once more:
+ * stopped after the worker has drained, it posts the costs of the attempts that finished
+ * meanwhile instead of leaving them to the next worker that starts.
+ */
 export function startCostPoster(
   pool: pg.Pool,
   config: OnejobConfig,
@@ -247,8 +251,10 @@ export function startCostPoster(
   };
   let timer = setTimeout(tick, intervalMs);
   return async () => {
+    if (stopped) return;
     stopped = true;
     clearTimeout(timer);
     await current;
+    await postPendingAttemptCosts(pool, config, options).catch(onError);
   };
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRoles } from '../../src/engine/startRoles.js';
 import { getBalance } from '../../src/ledger/getBalance.js';
 import { postPendingAttemptCosts } from '../../src/ledger/postPendingAttemptCosts.js';
 import { postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
@@ -57,5 +58,36 @@ describe('attempt costs reach the ledger', () => {
       [job.id],
     );
     expect(await postPendingAttemptCosts(t.onejob.pool, t.onejob.config)).toBe(0);
+  });
+  it('a worker role that stops posts the costs of the attempts that finished while it drained', async () => {
+    const job = (await (
+      await postJob(t, 'finished-while-draining', { operation: 'summarize', input: { text: 'x' } })
+    ).json()) as { id: string };
+    const o = t.onejob;
+    // A worker whose last attempt finishes, with its cost, while it drains: after the cost
+    // poster's last regular pass (its first comes a second after start, well after this).
+    const roles = await startRoles(
+      {
+        pool: o.pool,
+        config: o.config,
+        metrics: o.metrics,
+        logger: o.logger,
+        wakeups: o.wakeups,
+        attempts: {
+          startWorker: () => ({
+            id: 'draining',
+            wake() {},
+            stop: () => finishedAttempt(job.id, 1, 'succeeded', 'sim-a', 700),
+          }),
+        },
+      },
+      { roles: ['worker'] },
+    );
+    await roles.stop();
+    const { rows } = await o.pool.query<{ posted: boolean }>(
+      'SELECT cost_posted_at IS NOT NULL AS posted FROM onejob.attempts WHERE job_id = $1',
+      [job.id],
+    );
+    expect(rows).toEqual([{ posted: true }]);
   });
 });
