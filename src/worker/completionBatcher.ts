@@ -24,7 +24,12 @@ interface Waiting {
 }
 
 export interface CompletionBatcherOptions {
-  /** Statements in flight at once; results arriving meanwhile wait for the next one. */
+  /**
+   * Statements in flight at once; results arriving meanwhile wait for the next one. Default
+   * 1 (group commit): each statement is a commit, a WAL flush and a round trip, and one
+   * carrying every result that arrived meanwhile drained faster than several side by side
+   * (docs/benchmarks.md, "Group commit in the worker").
+   */
   maxInFlight?: number;
   /** Most results in one statement. */
   maxBatch?: number;
@@ -51,7 +56,7 @@ export function createCompletionBatcher(
   batchDb: () => Promise<BatchDb>,
   options: CompletionBatcherOptions = {},
 ): CompletionBatcher {
-  const maxInFlight = options.maxInFlight ?? 4;
+  const maxInFlight = options.maxInFlight ?? 1;
   const maxBatch = options.maxBatch ?? 100;
   const queue: Waiting[] = [];
   let inFlight = 0;
