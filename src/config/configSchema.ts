@@ -19,6 +19,8 @@ const prices = {
 } as const;
 
 const url = { type: 'string', pattern: '^https?://' } as const;
+// Calls in flight to the provider at once, across every worker process on the database.
+const maxConcurrency = { type: 'integer', minimum: 1, maximum: 10_000 } as const;
 const envName = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' } as const;
 
 const llmProvider = <const K extends string, const E extends Record<string, unknown>>(kind: K, extra: E) =>
@@ -35,6 +37,7 @@ const llmProvider = <const K extends string, const E extends Record<string, unkn
       tokenizer: { type: 'string', minLength: 1 },
       waiveTokenizerCheck: { type: 'boolean' },
       prices,
+      maxConcurrency,
       ...extra,
     },
   }) as const;
@@ -55,6 +58,7 @@ export const providerSchema = {
         statusUrl: url,
         headers: { type: 'object', additionalProperties: { type: 'string' } },
         prices,
+        maxConcurrency,
       },
     },
     llmProvider('openai-compatible', {}),
@@ -80,6 +84,7 @@ export const providerSchema = {
           },
         },
         prices,
+        maxConcurrency,
       },
     },
   ],
@@ -343,6 +348,8 @@ export const configSchema = {
         leaseMs: { type: 'integer', minimum: 100 },
         pollMs: { type: 'integer', minimum: 10 },
         graceMs: { type: 'integer', minimum: 0 },
+        // Live attempts one owner may have at once across every worker process.
+        maxSlotsPerOwner: { type: 'integer', minimum: 1 },
       },
     },
   },

@@ -5,6 +5,7 @@ import { withTransaction } from '../db/withTransaction.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { recordJobEvent } from '../events/recordJobEvent.js';
 import type { Operation, OperationRegistry } from '../providers/operationRegistry.js';
+import { NoProviderSlot, takeProviderSlot } from '../providers/providerSlots.js';
 import { ATTEMPT_COLUMNS, type AttemptRow } from './attemptRow.js';
 import { type LockedJob, lockJob } from './lockJob.js';
 import { jobStatesInto, refuseStart, type StartRefusal, sqlStates } from './stateMachine.js';
@@ -21,6 +22,11 @@ export interface StartAttemptRequest {
   /** The worker taking the attempt now; null leaves it for any worker to pick up. */
   leaseOwner: string | null;
   leaseMs: number;
+  /**
+   * Providers with a `maxConcurrency`: the attempt takes a slot of its provider in the same
+   * transaction, or nothing starts and NoProviderSlot is thrown (hedges).
+   */
+  caps?: Record<string, number>;
 }
 
 export interface StartedAttempt {
@@ -157,6 +163,8 @@ export async function startAttempt(
       leaseOwner: req.leaseOwner,
       leaseMs: req.leaseMs,
     });
+    if (req.caps && !(await takeProviderSlot(tx, req.caps, provider, attempt.id)))
+      throw new NoProviderSlot(provider);
     return { attempt, job, operation };
   });
 }

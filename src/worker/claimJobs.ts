@@ -33,56 +33,150 @@ const prefixed = (alias: string) =>
 // left in the instant between this commit and the calls. $2 holds, per operation this process runs,
 // what startAttempt would otherwise decide in TypeScript: the effect, maxAttempts and the
 // provider for each attempt number (`providers[(n-1) % length]`, already through the
-// failover gate). Jobs the state machine would refuse are not picked: past maxAttempts,
-// or exclusive with a live attempt (the unique index attempts_one_live_exclusive would
-// refuse that insert anyway, and one refusal must not fail the batch). The row lock
-// taken by SKIP LOCKED re-reads the job if it changed after the statement's snapshot,
-// so a job started through the API meanwhile (state running) is not picked. `OFFSET 0`
-// keeps the live-attempt check a probe of one job's attempts: without it PostgreSQL may
-// hash every live attempt once per statement, a plan a session keeps, whose cost grows
-// with the attempts table (test/db/queryPlans.test.ts). The version
-// is left alone, as in startAttempt: it is the attempts' compare-and-swap token.
+// failover gate). Jobs the state machine would refuse are not picked: past maxAttempts
+// (attempts that met a provider's pause do not count), or exclusive with a live attempt
+// (the unique index attempts_one_live_exclusive would refuse that insert anyway, and one
+// refusal must not fail the batch). The row lock taken by SKIP LOCKED re-reads the job if
+// it changed after the statement's snapshot, so a job started through the API meanwhile
+// (state running) is not picked. `OFFSET 0` keeps the live-attempt check a probe of one
+// job's attempts: without it PostgreSQL may hash every live attempt once per statement, a
+// plan a session keeps, whose cost grows with the attempts table
+// (test/db/queryPlans.test.ts). The version is left alone, as in startAttempt: it is the
+// attempts' compare-and-swap token.
+//
+// Who runs next (docs/attempts.md, "Who runs next"):
+// - `owners`: the owners with queued jobs, in turn from the one after $8 (the last owner
+//   this worker served), wrapping around, at most 2 x $3 of them: a skip-scan of
+//   jobs_claimable_by_owner, one probe per owner, so neither the backlog nor the number of
+//   owners sets the claim's cost.
+// - `shares`: each owner may take its turn's share of the batch (the batch divided among
+//   the owners walked), and no more than leaves it under $9 live attempts across every
+//   worker process (counted from attempts_live_by_owner, at most $9 of them).
+// - `picked`: per owner, its oldest claimable jobs in index order, up to its share, ranked
+//   1, 2, ... within the owner: the batch is taken by rank, then by turn (round-robin).
+// - `paced`: a job whose next provider is paused (provider_pauses) is left queued.
+// - `slots`: a provider with a cap in $10 (`maxConcurrency`) lends a slot row per attempt,
+//   taken under its row lock (FOR UPDATE SKIP LOCKED): two claims in flight never take the
+//   same slot, which counting live attempts could not promise. A job without a slot stays
+//   queued and burns no attempt. The slot names the attempt that holds it (`held`).
 /**
- * The claim's WITH members, without WITH: its parameters numbered from `$first` on, its
- * event rows in the CTE named `events`. The worker's completion that also claims
- * (completeAndClaim.ts) puts them after its own.
+ * The claim's WITH members, without WITH (the statement needs `WITH RECURSIVE`): its
+ * parameters numbered from `$first` on, its event rows in the CTE named `events`. The
+ * worker's completion that also claims (completeAndClaim.ts) puts them after its own.
  */
 export function claimCtes(first = 1, events = 'events'): string {
   const p = (n: number) => `$${first + n - 1}`;
-  return `picked AS (
-  SELECT j.id, j.owner_id, extract(epoch FROM clock_timestamp() - j.run_after)::float8 AS waited
-  FROM onejob.jobs j
-  WHERE j.state = 'queued' AND j.run_after <= now() AND j.operation = ANY(${p(1)}::text[])
-    AND j.completed_by IS NULL
-    AND j.attempt_count < (${p(2)}::jsonb -> j.operation ->> 'maxAttempts')::int
-    AND NOT ((${p(2)}::jsonb -> j.operation ->> 'exclusive')::boolean AND EXISTS (
-      SELECT 1 FROM onejob.attempts a
-      WHERE a.job_id = j.id AND a.state IN (${sqlStates(LIVE_ATTEMPT_STATES)}) OFFSET 0))
-  ORDER BY j.run_after, j.created_at
-  LIMIT ${p(3)}
-  FOR NO KEY UPDATE SKIP LOCKED
+  const live = sqlStates(['starting', 'running']);
+  // OFFSET 0 keeps each step's probes computed once: flattened, each would run once per use.
+  const lowest = "(SELECT min(j.owner_id) FROM onejob.jobs j WHERE j.state = 'queued')";
+  return `owners (owner_id, turn, wrapped) AS (
+  SELECT w.owner_id, 1, w.wrapped FROM (
+    SELECT coalesce(a.after, ${lowest}) AS owner_id, a.after IS NULL AS wrapped
+    FROM (SELECT (SELECT min(j.owner_id) FROM onejob.jobs j
+                  WHERE j.state = 'queued' AND j.owner_id > ${p(8)}::text) AS after OFFSET 0) a
+    OFFSET 0
+  ) w
+  WHERE w.owner_id IS NOT NULL
+  UNION ALL
+  SELECT nx.owner_id, o.turn + 1, nx.wrapped
+  FROM owners o
+  CROSS JOIN LATERAL (
+    SELECT coalesce(a.after, CASE WHEN NOT o.wrapped THEN ${lowest} END) AS owner_id,
+           o.wrapped OR a.after IS NULL AS wrapped
+    FROM (SELECT (SELECT min(j.owner_id) FROM onejob.jobs j
+                  WHERE j.state = 'queued' AND j.owner_id > o.owner_id) AS after OFFSET 0) a
+    OFFSET 0
+  ) nx
+  WHERE o.turn < 2 * ${p(3)}::int AND nx.owner_id IS NOT NULL AND NOT (nx.wrapped AND nx.owner_id > ${p(8)}::text)
+),
+shares AS (
+  SELECT o.owner_id, o.turn, f.fair, f.fair < ${p(3)}::int AS split,
+         least(f.fair, CASE WHEN ${p(9)}::int IS NULL THEN f.fair
+                            ELSE ${p(9)}::int - (SELECT count(*)::int FROM (
+                                   SELECT 1 FROM onejob.attempts a
+                                   WHERE a.owner_id = o.owner_id AND a.state IN (${live})
+                                   LIMIT ${p(9)}::int) l) END) AS share
+  FROM owners o
+  CROSS JOIN (SELECT ceil(${p(3)}::float8 / greatest(count(*), 1))::int AS fair FROM owners) f
+),
+picked AS (
+  SELECT s.turn, s.fair, x.*
+  FROM shares s
+  CROSS JOIN LATERAL (
+    SELECT y.*, row_number() OVER () AS rank FROM (
+      SELECT j.id, j.owner_id, j.operation, j.attempt_count,
+             extract(epoch FROM clock_timestamp() - j.run_after)::float8 AS waited
+      FROM onejob.jobs j
+      WHERE j.owner_id = s.owner_id AND j.state = 'queued' AND j.run_after <= now()
+        AND j.operation = ANY(${p(1)}::text[]) AND j.completed_by IS NULL
+        AND j.attempt_count - j.throttled_count < (${p(2)}::jsonb -> j.operation ->> 'maxAttempts')::int
+        AND NOT ((${p(2)}::jsonb -> j.operation ->> 'exclusive')::boolean AND EXISTS (
+          SELECT 1 FROM onejob.attempts a
+          WHERE a.job_id = j.id AND a.state IN (${sqlStates(LIVE_ATTEMPT_STATES)}) OFFSET 0))
+      ORDER BY j.run_after, j.created_at
+      LIMIT greatest(s.share, 0)
+      FOR NO KEY UPDATE SKIP LOCKED
+    ) y
+  ) x
+),
+paced AS (
+  SELECT pk.*, pv.provider,
+         row_number() OVER (PARTITION BY pv.provider ORDER BY pk.rank, pk.turn) AS in_line
+  FROM picked pk
+  CROSS JOIN LATERAL (
+    SELECT ${p(2)}::jsonb -> pk.operation -> 'providers'
+             ->> (pk.attempt_count % jsonb_array_length(${p(2)}::jsonb -> pk.operation -> 'providers')) AS provider
+  ) pv
+  WHERE NOT EXISTS (SELECT 1 FROM onejob.provider_pauses z WHERE z.provider = pv.provider AND z.until > now())
+),
+slots AS (
+  SELECT t.provider, t.slot_no, row_number() OVER (PARTITION BY t.provider ORDER BY t.slot_no) AS in_line
+  FROM (SELECT DISTINCT provider FROM paced WHERE ${p(10)}::jsonb ? provider) need
+  CROSS JOIN LATERAL (
+    SELECT s.provider, s.slot_no FROM onejob.provider_slots s
+    WHERE s.provider = need.provider AND s.slot_no <= (${p(10)}::jsonb ->> need.provider)::int
+      AND (s.holder IS NULL OR NOT EXISTS (
+        SELECT 1 FROM (SELECT a.state, a.lease_expires_at FROM onejob.attempts a WHERE a.id = s.holder OFFSET 0) h
+        WHERE h.state IN (${live}) AND h.lease_expires_at > now()))
+    ORDER BY s.slot_no
+    LIMIT ${p(3)}
+    FOR UPDATE SKIP LOCKED
+  ) t
+),
+chosen AS (
+  SELECT c.*, row_number() OVER (ORDER BY c.rank, c.turn) AS k FROM (
+    SELECT pc.*, sl.slot_no FROM paced pc
+    LEFT JOIN slots sl ON sl.provider = pc.provider AND sl.in_line = pc.in_line
+    WHERE sl.slot_no IS NOT NULL OR NOT (${p(10)}::jsonb ? pc.provider)
+    ORDER BY pc.rank, pc.turn
+    LIMIT ${p(3)}
+  ) c
 ),
 moved AS (
   UPDATE onejob.jobs j SET state = 'running', attempt_count = j.attempt_count + 1, updated_at = now()
-  FROM picked p
-  WHERE j.id = p.id AND j.owner_id = p.owner_id AND j.state IN (${sqlStates(jobStatesInto('running'))})
-  RETURNING j.id, j.owner_id, j.operation, j.input, j.traceparent, j.version, j.attempt_count, p.waited
+  FROM chosen c
+  WHERE j.id = c.id AND j.owner_id = c.owner_id AND j.state IN (${sqlStates(jobStatesInto('running'))})
+  RETURNING j.id, j.owner_id, j.operation, j.input, j.traceparent, j.version, j.attempt_count, c.waited,
+            c.k, c.provider, c.slot_no
 ),
 numbered AS (
-  SELECT m.*, row_number() OVER (ORDER BY m.id) AS k,
-         ${p(2)}::jsonb -> m.operation AS cfg
-  FROM moved m
+  SELECT m.*, ${p(2)}::jsonb -> m.operation AS cfg FROM moved m
 ),
 started AS (
   INSERT INTO onejob.attempts (id, job_id, owner_id, n, provider, exclusive, origin, state, job_version, lease_owner, lease_expires_at, deadline_at)
-  SELECT (${p(4)}::uuid[])[k], id, owner_id, attempt_count,
-         cfg -> 'providers' ->> ((attempt_count - 1) % jsonb_array_length(cfg -> 'providers')),
+  SELECT (${p(4)}::uuid[])[k], id, owner_id, attempt_count, provider,
          (cfg ->> 'exclusive')::boolean,
          CASE WHEN attempt_count = 1 THEN 'worker' ELSE 'retry' END,
          'running', version, ${p(5)}::text, now() + make_interval(secs => ${p(6)}::float8 / 1000),
          now() + make_interval(secs => (cfg ->> 'timeoutMs')::float8 / 1000)
   FROM numbered
   RETURNING ${ATTEMPT_COLUMNS}
+),
+held AS (
+  UPDATE onejob.provider_slots s SET holder = st.id, taken_at = now()
+  FROM started st JOIN numbered nb ON nb.id = st.job_id
+  WHERE s.provider = nb.provider AND s.slot_no = nb.slot_no
+  RETURNING s.slot_no
 ),
 ${events} AS (
   SELECT (${p(7)}::uuid[])[nb.k] AS event_id, s.job_id, nb.owner_id, s.id AS attempt_id,
@@ -94,12 +188,19 @@ ${events} AS (
 ), ${jobEventRowsSql(events, { published: false })}`;
 }
 
-/** The claimed attempts, with their jobs' operation, input and trace context, from `claimCtes`. */
-export const CLAIMED_ROWS_SQL = `SELECT ${prefixed('s')}, nb.operation, nb.input, nb.traceparent, nb.waited
+/**
+ * The claimed attempts, with their jobs' operation, input and trace context, from
+ * `claimCtes`; and on each row what the claim loop needs next: the owner to start after
+ * next time, and whether an owner had more jobs than its turn's share (the queue is not dry).
+ */
+export const CLAIMED_ROWS_SQL = `SELECT ${prefixed('s')}, nb.operation, nb.input, nb.traceparent, nb.waited, nb.k,
+  (SELECT c.owner_id FROM chosen c WHERE c.k = (SELECT max(k) FROM chosen)) AS next_after,
+  EXISTS (SELECT 1 FROM shares sh WHERE sh.split AND sh.share >= sh.fair
+            AND (SELECT count(*) FROM picked pk WHERE pk.turn = sh.turn) >= sh.fair) AS more
 FROM started s JOIN numbered nb ON nb.id = s.job_id`;
 
 export const CLAIM_BATCH_SQL = `
-WITH ${claimCtes()}
+WITH RECURSIVE ${claimCtes()}
 ${CLAIMED_ROWS_SQL}
 ORDER BY nb.k`;
 
@@ -143,7 +244,30 @@ export type ClaimRow = AttemptRow & {
   input: Record<string, unknown>;
   traceparent: string | null;
   waited: number;
+  k: number;
+  next_after: string | null;
+  more: boolean;
 };
+
+/**
+ * Where a worker's claims stand in the owners' round: the owner served last (the next
+ * claim starts after it), and whether the last claim left an owner with more jobs than
+ * its turn's share (a short batch then does not mean the queue is dry). Each claim updates it.
+ */
+export interface OwnerTurns {
+  after: string;
+  more: boolean;
+}
+
+export const newOwnerTurns = (): OwnerTurns => ({ after: '', more: false });
+
+/** The limits a claim keeps across every worker process (docs/attempts.md, "Who runs next"). */
+export interface ClaimLimits {
+  /** Live attempts one owner may have at once; null: no cap. */
+  perOwner: number | null;
+  /** Providers with a `maxConcurrency`: calls in flight at once, per provider. */
+  providers: Record<string, number>;
+}
 
 /** Who claims, for how long and how many: what a claim statement needs besides the operations. */
 export interface ClaimRequest {
@@ -151,11 +275,24 @@ export interface ClaimRequest {
   leaseMs: number;
   limit: number;
   rotation: (operation: Operation) => Promise<string[]>;
+  /** This worker's place in the owners' round; updated by each claim. Default: a fresh one. */
+  turns?: OwnerTurns;
+  /** Default: no cap per owner, no provider capped. */
+  limits?: ClaimLimits;
+}
+
+/** What a claim found besides the attempts it started: where the owners' round goes on. */
+export function noteTurns(worker: ClaimRequest, rows: Pick<ClaimRow, 'next_after' | 'more'>[]): void {
+  const last = rows[rows.length - 1];
+  if (!worker.turns) return;
+  worker.turns.more = last?.more === true;
+  if (last?.next_after != null) worker.turns.after = last.next_after;
 }
 
 /**
- * The values of the claim's seven parameters (`claimCtes`): per operation this process
- * runs, what startAttempt would otherwise decide in TypeScript, and new attempt and event ids.
+ * The values of the claim's ten parameters (`claimCtes`): per operation this process
+ * runs, what startAttempt would otherwise decide in TypeScript, new attempt and event ids,
+ * the owner to start after and the limits.
  */
 export async function claimValues(
   operations: OperationRegistry,
@@ -178,7 +315,18 @@ export async function claimValues(
   }
   const ids = Array.from({ length: worker.limit }, () => uuidv7());
   const eventIds = Array.from({ length: worker.limit }, () => uuidv7());
-  return [Object.keys(config), config, worker.limit, ids, worker.id, worker.leaseMs, eventIds];
+  return [
+    Object.keys(config),
+    config,
+    worker.limit,
+    ids,
+    worker.id,
+    worker.leaseMs,
+    eventIds,
+    worker.turns?.after ?? '',
+    worker.limits?.perOwner ?? null,
+    worker.limits?.providers ?? {},
+  ];
 }
 
 /** A row of CLAIMED_ROWS_SQL as the worker runs it. */
@@ -187,6 +335,9 @@ export function claimedAttempt({
   input,
   traceparent,
   waited,
+  k: _k,
+  next_after: _nextAfter,
+  more: _more,
   ...attempt
 }: ClaimRow): ClaimedAttempt {
   return {
@@ -211,6 +362,7 @@ export async function claimQueuedJobs(
   if (worker.limit <= 0) return [];
   const values = await claimValues(operations, worker);
   const rows = await batchQuery<ClaimRow>(target, 'onejob-claim-batch', CLAIM_BATCH_SQL, values);
+  noteTurns(worker, rows);
   return rows.map(claimedAttempt);
 }
 

@@ -4,7 +4,15 @@
 import { DatabaseOutage } from '../db/databaseOutage.js';
 import { providerRotation } from '../jobs/chooseProvider.js';
 import type { Operation } from '../providers/operationRegistry.js';
-import { type ClaimedAttempt, claimQueuedJobs, claimUnownedAttempt } from './claimJobs.js';
+import { makeProviderSlots, providerCaps } from '../providers/providerSlots.js';
+import {
+  type ClaimedAttempt,
+  type ClaimLimits,
+  claimQueuedJobs,
+  claimUnownedAttempt,
+  newOwnerTurns,
+  type OwnerTurns,
+} from './claimJobs.js';
 import type { Refill } from './completionBatcher.js';
 import type { AttemptRunner } from './runAttempt.js';
 import type { WorkerContext } from './workerContext.js';
@@ -38,10 +46,15 @@ interface LoopState {
    */
   kicked: boolean;
   /**
-   * The last claim found fewer queued jobs than it asked for: completions claim nothing
-   * until a new job is announced or the loop's own claim fills up again.
+   * The last claim found fewer queued jobs than it asked for (and no owner had more than
+   * its share): completions claim nothing until a new job is announced or the loop's own
+   * claim fills up again.
    */
   dry: boolean;
+  /** Where this worker's claims are in the owners' round (claimJobs.ts). */
+  readonly turns: OwnerTurns;
+  /** The per-owner and per-provider caps every claim keeps. */
+  readonly limits: ClaimLimits;
 }
 
 /** Ends the current pause, or the next one if the loop is busy claiming. */
@@ -51,7 +64,18 @@ function kick(loop: LoopState): void {
 }
 
 export function startClaimLoop(ctx: WorkerContext, runner: AttemptRunner): ClaimLoop {
-  const loop: LoopState = { busy: 0, wakeUp: undefined, woken: true, kicked: false, dry: false };
+  const loop: LoopState = {
+    busy: 0,
+    wakeUp: undefined,
+    woken: true,
+    kicked: false,
+    dry: false,
+    turns: newOwnerTurns(),
+    limits: {
+      perOwner: ctx.settings.maxSlotsPerOwner > 0 ? ctx.settings.maxSlotsPerOwner : null,
+      providers: providerCaps(ctx.deps.config),
+    },
+  };
   const rotation = rotationCache(ctx);
   const { concurrency } = ctx.settings;
   // A new job is announced after its commit (in this process at once, from others by
@@ -80,10 +104,11 @@ export function startClaimLoop(ctx: WorkerContext, runner: AttemptRunner): Claim
     operations: ctx.deps.operations,
     request(size) {
       if (!ctx.running() || loop.dry || size <= 0) return undefined;
-      return { id: ctx.id, leaseMs: ctx.settings.leaseMs, limit: size, rotation };
+      const { turns, limits } = loop;
+      return { id: ctx.id, leaseMs: ctx.settings.leaseMs, limit: size, rotation, turns, limits };
     },
     claimed(attempts, requested) {
-      if (attempts.length < requested) loop.dry = true;
+      if (attempts.length < requested && !loop.turns.more) loop.dry = true;
       // Counted before the completing attempts free their slots: the loop never claims them twice.
       loop.busy += attempts.length;
       for (const claimed of attempts) {
@@ -117,12 +142,17 @@ async function claimLoop(
   const { pool, operations, metrics } = ctx.deps;
   const { concurrency, leaseMs, pollMs } = ctx.settings;
   let unownedCheckedAt = 0;
+  let slotsMade = false;
   // During a failover every claim fails: the loop waits longer and logs the outage once.
   const outage = new DatabaseOutage(ctx.log, 'claiming');
   while (ctx.running()) {
     let wait = pollMs;
     loop.kicked = false;
     try {
+      if (!slotsMade) {
+        await makeProviderSlots(pool, loop.limits.providers);
+        slotsMade = true;
+      }
       while (ctx.running() && loop.busy < concurrency) {
         // Attempts started through the API: when wake() says one was started here, and at
         // least once per poll interval for those started by other processes.
@@ -149,15 +179,19 @@ async function claimLoop(
           leaseMs,
           limit: free,
           rotation,
+          turns: loop.turns,
+          limits: loop.limits,
         });
-        loop.dry = batch.length < free;
+        // A short batch with an owner cut to its share: the next claim serves the others' leftovers.
+        const cut = loop.turns.more;
+        loop.dry = batch.length < free && !cut;
         if (batch.length === 0) break;
         loop.busy += batch.length;
         for (const claimed of batch) {
           metrics.claimLatency.observe(claimed.waitedSeconds);
           launch(claimed);
         }
-        if (batch.length < free) break;
+        if (batch.length < free && !cut) break;
       }
       outage.succeeded();
     } catch (error) {

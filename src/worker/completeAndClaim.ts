@@ -23,11 +23,12 @@ import {
   claimCtes,
   claimedAttempt,
   claimValues,
+  noteTurns,
 } from './claimJobs.js';
 
 // The winners as one JSON array on every row, and one row even when nothing was claimed.
 export const COMPLETE_AND_CLAIM_SQL = `
-WITH ${WIN_MANY_CTES},
+WITH RECURSIVE ${WIN_MANY_CTES},
 ${claimCtes(8, 'claim_events')}
 SELECT (SELECT coalesce(jsonb_agg(jsonb_build_array(attempt_id, version)), '[]'::jsonb) FROM won) AS won, c.*
 FROM (SELECT 1) AS one LEFT JOIN (${CLAIMED_ROWS_SQL}) AS c ON true`;
@@ -55,8 +56,10 @@ export async function completeAndClaim(
   const values = [...(winManyValues(offered) as LiteralValue[]), ...(await claimValues(operations, worker))];
   const rows = await batchQuery<Row>(target, 'onejob-complete-and-claim', COMPLETE_AND_CLAIM_SQL, values);
   const winners = new Map((rows[0]?.won ?? []).map(([id, version]) => [id, Number(version)]));
-  const claimed = rows
+  const claimedRows = rows
     .filter((r): r is { won: [string, number][] } & ClaimRow => r.id !== null)
-    .map(({ won: _won, ...row }) => claimedAttempt(row));
+    .sort((a, b) => a.k - b.k);
+  noteTurns(worker, claimedRows);
+  const claimed = claimedRows.map(({ won: _won, ...row }) => claimedAttempt(row));
   return { winners, claimed };
 }

@@ -16,6 +16,7 @@ import { startAttempt } from '../jobs/startAttempt.js';
 import type { TraceSpan } from '../observability/tracing/tracing.js';
 import { COMPAT_KIND } from '../providers/compatModels.js';
 import type { Operation } from '../providers/operationRegistry.js';
+import { NoProviderSlot, providerCaps } from '../providers/providerSlots.js';
 import type { ProviderOutcome } from '../providers/types.js';
 import {
   endProviderSpan,
@@ -42,6 +43,8 @@ interface Runner {
   readonly callJobs: Map<string, string>;
   /** Calls aborted because a sibling won: their ending is a lost race, not a failure. */
   readonly outraced: Set<string>;
+  /** Providers with a `maxConcurrency`: a hedge takes one of their slots or is not made. */
+  readonly caps: Record<string, number>;
 }
 
 /** `refill`: the claim loop's, once it exists: completions claim the jobs that take their slots. */
@@ -60,6 +63,7 @@ export function createAttemptRunner(ctx: WorkerContext, refill?: () => Refill | 
     }),
     callJobs: new Map(),
     outraced: new Set(),
+    caps: providerCaps(ctx.deps.config),
   };
   return { run: (claimed) => runAttempt(r, claimed) };
 }
@@ -331,11 +335,12 @@ async function hedge(
       provider: next,
       leaseOwner: r.ctx.id,
       leaseMs: r.ctx.settings.leaseMs,
+      caps: r.caps,
     });
     r.ctx.log.info({ jobId: attempt.job_id, n: started.attempt.n, provider: next }, 'hedged attempt started');
     await runAttempt(r, { attempt: started.attempt, job, waitedSeconds: 0 });
   } catch (error) {
-    // The job finished, or has no attempts left: nothing to hedge.
-    if (!isOnejobError(error)) throw error;
+    // The job finished, or has no attempts left, or the provider has no free slot: nothing to hedge.
+    if (!isOnejobError(error) && !(error instanceof NoProviderSlot)) throw error;
   }
 }

@@ -26,6 +26,11 @@ export interface WorkerOptions {
   graceMs?: number;
   /** How long stop() lets running attempts finish before aborting their calls. */
   drainMs?: number;
+  /**
+   * Live attempts one owner may have at once, across every worker process on the database;
+   * 0: no cap (docs/attempts.md, "Who runs next").
+   */
+  maxSlotsPerOwner?: number;
 }
 
 export const WORKER_DEFAULTS = {
@@ -34,6 +39,7 @@ export const WORKER_DEFAULTS = {
   pollMs: 200,
   graceMs: 30_000,
   drainMs: 5_000,
+  maxSlotsPerOwner: 0,
 };
 
 export type WorkerSettings = Required<WorkerOptions>;
@@ -86,6 +92,8 @@ export function workerSettings(deps: WorkerDeps, options: WorkerOptions): Worker
     pollMs: options.pollMs ?? configured.pollMs ?? WORKER_DEFAULTS.pollMs,
     graceMs: options.graceMs ?? configured.graceMs ?? WORKER_DEFAULTS.graceMs,
     drainMs: options.drainMs ?? WORKER_DEFAULTS.drainMs,
+    maxSlotsPerOwner:
+      options.maxSlotsPerOwner ?? configured.maxSlotsPerOwner ?? WORKER_DEFAULTS.maxSlotsPerOwner,
   };
 }
 

@@ -11,7 +11,14 @@ import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.j
 const DISTRIBUTION_COLUMN = 'owner_id';
 
 /** Tables without an owner: small, global, written rarely; each would be a Citus reference table. */
-const REFERENCE_TABLES = ['migrations', 'outbox_publishers', 'provider_verifications', 'consumer_inbox'];
+const REFERENCE_TABLES = [
+  'migrations',
+  'outbox_publishers',
+  'provider_verifications',
+  'consumer_inbox',
+  'provider_slots',
+  'provider_pauses',
+];
 
 let db: TestDatabase;
 let client: pg.Client;

@@ -226,9 +226,21 @@ const FILL_ROWS = 20_000;
 
 /** The claim's pick (the CTE `picked`): an ordered walk of the claimable index, no bitmap, no sort. */
 function expectPickWalksIndex(plan: string, sql = ''): void {
-  const pick = plan.slice(plan.indexOf('CTE picked'), plan.indexOf('CTE moved'));
-  expect(pick, `${sql}\n${plan}`).toMatch(/Index Scan using jobs_claimable on jobs/);
+  const pick = plan.slice(plan.indexOf('CTE picked'), plan.indexOf('CTE paced'));
+  expect(pick, `${sql}\n${plan}`).toMatch(/Index Scan using jobs_claimable_by_owner on jobs/);
   expect(pick, `${sql}\n${plan}`).not.toMatch(/Bitmap Heap Scan on jobs|Sort/);
+  expectOwnersSkipScan(plan, sql);
+}
+/**
+ * The owners' round (the CTE `owners`): each step one probe of the owners index for the
+ * next owner with queued jobs, never a read of the queue, so the claim costs the same with
+ * one owner's backlog or a thousand owners.
+ */
+function expectOwnersSkipScan(plan: string, sql = ''): void {
+  const walk = plan.slice(plan.indexOf('CTE owners'), plan.indexOf('CTE shares'));
+  expect(walk, `${sql}\n${plan}`).toMatch(/Recursive Union/);
+  expect(walk, `${sql}\n${plan}`).toMatch(/Index Only Scan using jobs_claimable_by_owner on jobs/);
+  expect(walk, `${sql}\n${plan}`).not.toMatch(/Seq Scan|Bitmap Heap Scan|Sort|Aggregate/);
 }
 const GROWING = ['jobs', 'attempts', 'job_events', 'outbox', 'outbox_deliveries'];
 
@@ -453,9 +465,7 @@ describe('the worker path planned on a freshly filled queue, without statistics'
         }
         expectNoWholeTable(plans);
         for (const claim of [plans[0]!.plan, plans[1]!.plan]) {
-          const pick = claim.slice(claim.indexOf('CTE picked'), claim.indexOf('CTE moved'));
-          expect(pick, claim).toMatch(/Index Scan using jobs_claimable on jobs/);
-          expect(pick, claim).not.toMatch(/Sort/);
+          expectPickWalksIndex(claim);
         }
         for (const { plan } of plans) expect(plan).not.toMatch(/JIT:/);
         // A worker that starts on the full queue, never analysed, plans it there instead.
@@ -465,7 +475,7 @@ describe('the worker path planned on a freshly filled queue, without statistics'
           await second.query('BEGIN');
           await claimQueuedJobs({ db: second, keptPlans: true }, operations, worker);
           const { rows } = await second.query<{ 'QUERY PLAN': string }>(
-            `EXPLAIN EXECUTE "onejob-claim-batch" (${Array.from({ length: 7 }, () => 'NULL').join(', ')})`,
+            `EXPLAIN EXECUTE "onejob-claim-batch" (${Array.from({ length: 10 }, () => 'NULL').join(', ')})`,
           );
           const full = rows.map((r) => r['QUERY PLAN']).join('\n');
           expectPickWalksIndex(full);
