@@ -66,6 +66,13 @@ const prefixed = (alias: string) =>
  */
 export function claimCtes(first = 1, events = 'events'): string {
   const p = (n: number) => `$${first + n - 1}`;
+  return `${turnCtes(p)}${paceCtes(p)}${startCtes(p, events)}`;
+}
+
+type Param = (n: number) => string;
+
+/** `owners`, `shares` and `picked`: whose jobs, how many each, which ones. */
+function turnCtes(p: Param): string {
   const live = sqlStates(['starting', 'running']);
   // OFFSET 0 keeps each step's probes computed once: flattened, each would run once per use.
   const lowest = "(SELECT min(j.owner_id) FROM onejob.jobs j WHERE j.state = 'queued')";
@@ -119,7 +126,13 @@ picked AS (
     ) y
   ) x
 ),
-paced AS (
+`;
+}
+
+/** `paced`, `slots` and `chosen`: the picked jobs whose provider is neither paused nor full. */
+function paceCtes(p: Param): string {
+  const live = sqlStates(['starting', 'running']);
+  return `paced AS (
   SELECT pk.*, pv.provider,
          row_number() OVER (PARTITION BY pv.provider ORDER BY pk.rank, pk.turn) AS in_line
   FROM picked pk
@@ -152,7 +165,12 @@ chosen AS (
     LIMIT ${p(3)}
   ) c
 ),
-moved AS (
+`;
+}
+
+/** `moved` to `events`: the chosen jobs running, their attempts, slots and audit rows. */
+function startCtes(p: Param, events: string): string {
+  return `moved AS (
   UPDATE onejob.jobs j SET state = 'running', attempt_count = j.attempt_count + 1, updated_at = now()
   FROM chosen c
   WHERE j.id = c.id AND j.owner_id = c.owner_id AND j.state IN (${sqlStates(jobStatesInto('running'))})
