@@ -120,7 +120,7 @@ picked AS (
         AND NOT ((${p(2)}::jsonb -> j.operation ->> 'exclusive')::boolean AND EXISTS (
           SELECT 1 FROM onejob.attempts a
           WHERE a.job_id = j.id AND a.state IN (${sqlStates(LIVE_ATTEMPT_STATES)}) OFFSET 0))
-      ORDER BY j.run_after, j.created_at
+      ORDER BY j.owner_id, j.run_after, j.created_at
       LIMIT greatest(s.share, 0)
       FOR NO KEY UPDATE SKIP LOCKED
     ) y
@@ -170,15 +170,17 @@ chosen AS (
 
 /** `moved` to `events`: the chosen jobs running, their attempts, slots and audit rows. */
 function startCtes(p: Param, events: string): string {
+  // The chosen ids as one array: the update probes the primary key for each, whatever
+  // the planner guesses of how many were chosen (a join it thought large read every job).
   return `moved AS (
   UPDATE onejob.jobs j SET state = 'running', attempt_count = j.attempt_count + 1, updated_at = now()
-  FROM chosen c
-  WHERE j.id = c.id AND j.owner_id = c.owner_id AND j.state IN (${sqlStates(jobStatesInto('running'))})
-  RETURNING j.id, j.owner_id, j.operation, j.input, j.traceparent, j.version, j.attempt_count, c.waited,
-            c.k, c.provider, c.slot_no
+  WHERE j.id = ANY(ARRAY(SELECT c.id FROM chosen c))
+    AND j.state IN (${sqlStates(jobStatesInto('running'))})
+  RETURNING j.id, j.owner_id, j.operation, j.input, j.traceparent, j.version, j.attempt_count
 ),
 numbered AS (
-  SELECT m.*, ${p(2)}::jsonb -> m.operation AS cfg FROM moved m
+  SELECT m.*, c.waited, c.k, c.provider, c.slot_no, ${p(2)}::jsonb -> m.operation AS cfg
+  FROM moved m JOIN chosen c ON c.id = m.id
 ),
 started AS (
   INSERT INTO onejob.attempts (id, job_id, owner_id, n, provider, exclusive, origin, state, job_version, lease_owner, lease_expires_at, deadline_at)
