@@ -233,7 +233,9 @@ function expectPickWalksIndex(plan: string, sql = ''): void {
   // The chosen jobs are moved to running by probes of the primary key, never a join that
   // reads the owner's jobs (a plan made with statistics chose that, and read them all).
   const moved = plan.slice(plan.indexOf('CTE moved'), plan.indexOf('CTE numbered'));
-  expect(moved, `${sql}\n${plan}`).toMatch(/Index Scan (using|on) jobs_pkey[^\n]*\n\s+Index Cond: \(id = ANY/);
+  expect(moved, `${sql}\n${plan}`).toMatch(
+    /Index Scan (using|on) jobs_pkey[^\n]*\n\s+Index Cond: \(id = ANY/,
+  );
   expect(moved, `${sql}\n${plan}`).not.toMatch(/Hash|Seq Scan|jobs_owner/);
 }
 /**
