@@ -47,6 +47,7 @@ export const jobSchema = {
     'error',
     'completedBy',
     'attempts',
+    'runAt',
     'createdAt',
     'updatedAt',
   ],
@@ -61,6 +62,12 @@ export const jobSchema = {
     error: {},
     completedBy: { type: ['string', 'null'], format: 'uuid', description: 'The attempt that completed it' },
     attempts: { type: 'array', items: { $ref: 'Attempt#' } },
+    runAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description:
+        'Not started before this instant, as asked on creation (null: as soon as a worker is free)',
+    },
     createdAt: timestamp,
     updatedAt: timestamp,
     archivedAt: { ...timestamp, description: 'Present on a job read back from the archive' },

@@ -25,12 +25,15 @@ const columns = (alias: string) =>
 // would otherwise hash the whole jobs and tombstones tables for every batch
 // (test/db/queryPlans.test.ts). Sent as a named prepared statement: parsing and planning
 // this CTE on every request cost the database about as much as executing it.
+// A job with runAt becomes claimable then: run_after is the later of runAt and now
+// (greatest ignores a NULL runAt), so a past runAt queues the job now, in the order of
+// its intake, never ahead of the jobs already waiting.
 export const CREATE_BATCH_STATEMENT = 'onejob_create_jobs_batch';
 export const CREATE_BATCH_SQL = `
 WITH req AS (
   SELECT * FROM json_to_recordset($1::json) AS r(
     ord int, id uuid, owner_id text, idempotency_key text, fingerprint text, operation text,
-    input jsonb, traceparent text, event_id uuid, data jsonb, event jsonb)
+    input jsonb, run_at timestamptz, traceparent text, event_id uuid, data jsonb, event jsonb)
 ), existing AS (
   SELECT r.ord, ${columns('j')}
   FROM req r CROSS JOIN LATERAL (
@@ -38,8 +41,9 @@ WITH req AS (
     WHERE j.owner_id = r.owner_id AND j.idempotency_key = r.idempotency_key OFFSET 0
   ) j
 ), inserted AS (
-  INSERT INTO onejob.jobs (id, owner_id, idempotency_key, fingerprint, operation, input, traceparent)
-  SELECT r.id, r.owner_id, r.idempotency_key, r.fingerprint, r.operation, r.input, r.traceparent
+  INSERT INTO onejob.jobs (id, owner_id, idempotency_key, fingerprint, operation, input, run_at, run_after, traceparent)
+  SELECT r.id, r.owner_id, r.idempotency_key, r.fingerprint, r.operation, r.input, r.run_at,
+         greatest(r.run_at, now()), r.traceparent
   FROM req r
   WHERE NOT EXISTS (SELECT 1 FROM existing e WHERE e.ord = r.ord)
     AND NOT EXISTS (SELECT 1 FROM onejob.job_tombstones t
@@ -85,6 +89,7 @@ export async function createJobsBatch(
     fingerprint: p.print,
     operation: p.req.operation,
     input: p.req.input,
+    run_at: p.runAt?.toISOString() ?? null,
     traceparent: p.req.traceparent ?? null,
     event_id: p.eventId,
     data: p.data,

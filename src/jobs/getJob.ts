@@ -18,7 +18,8 @@ export async function findJob(db: Queryable, ownerId: string, id: string): Promi
   if (rows[0]) return jobView(rows[0]);
   const archived = await db.query<{ doc: JobView; archived_at: Date }>(GET_ARCHIVED_SQL, [id, ownerId]);
   const a = archived.rows[0];
-  return a ? { ...a.doc, archivedAt: a.archived_at.toISOString() } : undefined;
+  // Documents archived before runAt existed lack it: none was asked.
+  return a ? { ...a.doc, runAt: a.doc.runAt ?? null, archivedAt: a.archived_at.toISOString() } : undefined;
 }
 
 export async function getJob(db: Queryable, ownerId: string, id: string): Promise<JobView> {

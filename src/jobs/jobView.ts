@@ -26,6 +26,8 @@ export interface JobRow {
   error: unknown;
   attempt_count: number;
   traceparent: string | null;
+  /** The instant the job was asked to wait for on intake (migration 0015). */
+  run_at: Date | null;
   created_at: Date;
   updated_at: Date;
   finished_at: Date | null;
@@ -34,7 +36,7 @@ export interface JobRow {
 }
 
 export const JOB_COLUMNS =
-  'id, owner_id, idempotency_key, fingerprint, operation, input, state, version, completed_by, result, error, attempt_count, traceparent, created_at, updated_at, finished_at';
+  'id, owner_id, idempotency_key, fingerprint, operation, input, state, version, completed_by, result, error, attempt_count, traceparent, run_at, created_at, updated_at, finished_at';
 
 /** SQL expression: the attempts of job `jobIdExpr` as a JSON array in the public shape. */
 export const attemptsJson = (jobIdExpr: string) => `(
@@ -57,6 +59,7 @@ export function jobView(row: JobRow): JobView {
     error: row.error ?? null,
     completedBy: row.completed_by,
     attempts: row.attempts ?? [],
+    runAt: row.run_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

@@ -2,6 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { OnejobError } from '../errors/OnejobError.js';
 import { cloudEvent } from '../events/cloudEvent.js';
 import type { OperationRegistry } from '../providers/operationRegistry.js';
+import { checkRunAt } from './checkRunAt.js';
 import { fingerprint } from './fingerprint.js';
 
 /** A job to create: the owner, the idempotency key of the intent, the operation and its input. */
@@ -10,11 +11,17 @@ export interface CreateJobRequest {
   idempotencyKey: string;
   operation: string;
   input: Record<string, unknown>;
+  /**
+   * Not started before this instant (an RFC 3339 string with a time zone, or a Date);
+   * a past one runs now. Part of the request: the same key with another runAt is a 409.
+   */
+  runAt?: Date | string | null | undefined;
   traceparent?: string | null;
 }
 
 /** Throws the problem a request deserves before anything is written. */
 export function checkCreateRequest(operations: OperationRegistry, req: CreateJobRequest): void {
+  checkRunAt(req.runAt);
   const operation = operations.get(req.operation);
   if (!operation) {
     throw new OnejobError('operation_unknown', `Operation "${req.operation}" is not configured.`, {
@@ -32,6 +39,8 @@ export function checkCreateRequest(operations: OperationRegistry, req: CreateJob
 /** A validated request with everything its INSERT needs, computed once, before any batching. */
 export interface PreparedCreate {
   req: CreateJobRequest;
+  /** `req.runAt` checked, or null. */
+  runAt: Date | null;
   print: string;
   id: string;
   eventId: string;
@@ -47,7 +56,8 @@ export function prepareCreate(operations: OperationRegistry, req: CreateJobReque
 
 /** `prepareCreate` for a request `checkCreateRequest` has already passed. */
 export function prepareChecked(req: CreateJobRequest): PreparedCreate {
-  const print = fingerprint(req);
+  const runAt = checkRunAt(req.runAt);
+  const print = fingerprint({ operation: req.operation, input: req.input, runAt: runAt?.toISOString() });
   const id = uuidv7();
   const eventId = uuidv7();
   const data = {
@@ -65,5 +75,5 @@ export function prepareChecked(req: CreateJobRequest): PreparedCreate {
     time: new Date(),
     traceparent: req.traceparent,
   }) as unknown as Record<string, unknown>;
-  return { req, print, id, eventId, data, event };
+  return { req, runAt, print, id, eventId, data, event };
 }

@@ -32,8 +32,13 @@ export async function findTombstone(
     error: null,
     completedBy: null,
     attempts: [],
+    runAt: null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.archived_at.toISOString(),
   };
-  return { fingerprint: row.fingerprint, job: { ...job, archivedAt: row.archived_at.toISOString() } };
+  // Documents archived before runAt existed lack it: none was asked.
+  return {
+    fingerprint: row.fingerprint,
+    job: { ...job, runAt: job.runAt ?? null, archivedAt: row.archived_at.toISOString() },
+  };
 }

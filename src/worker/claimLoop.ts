@@ -1,6 +1,6 @@
 // The claim loop: fills the worker's free slots with attempts started through the API
 // and with queued jobs (every free slot in one statement), then sleeps for the poll
-// interval unless woken.
+// interval, or until the next waiting job comes due, unless woken.
 import { DatabaseOutage } from '../db/databaseOutage.js';
 import { providerRotation } from '../jobs/chooseProvider.js';
 import type { Operation } from '../providers/operationRegistry.js';
@@ -15,6 +15,7 @@ import {
 } from './claimJobs.js';
 import type { Refill } from './completionBatcher.js';
 import type { AttemptRunner } from './runAttempt.js';
+import { untilNextDue } from './untilNextDue.js';
 import type { WorkerContext } from './workerContext.js';
 
 /** How long the worker's claims reuse the failover gate's answer for an operation. */
@@ -148,6 +149,8 @@ async function claimLoop(
   while (ctx.running()) {
     let wait = pollMs;
     loop.kicked = false;
+    // The last claim of this round found fewer jobs than free slots.
+    let dryRound = false;
     try {
       if (!slotsMade) {
         await makeProviderSlots(pool, loop.limits.providers);
@@ -185,6 +188,7 @@ async function claimLoop(
         // A short batch with an owner cut to its share: the next claim serves the others' leftovers.
         const cut = loop.turns.more;
         loop.dry = batch.length < free && !cut;
+        dryRound = loop.dry;
         if (batch.length === 0) break;
         loop.busy += batch.length;
         for (const claimed of batch) {
@@ -192,6 +196,13 @@ async function claimLoop(
           launch(claimed);
         }
         if (batch.length < free && !cut) break;
+      }
+      // Slots are free and nothing is due: sleep until the next waiting job (a runAt, a
+      // retry's backoff) comes due, when that is sooner than the poll. A job created
+      // meanwhile with an earlier time is announced, and the claim and this look again.
+      if (dryRound && ctx.running()) {
+        const due = await untilNextDue(pool);
+        if (due !== undefined) wait = Math.min(wait, Math.max(0, Math.ceil(due)));
       }
       outage.succeeded();
     } catch (error) {

@@ -21,7 +21,15 @@ export interface JobJson {
   version: number;
   result: Record<string, unknown> | null;
   completedBy: string | null;
-  attempts: { id: string; n: number; provider: string; state: string; error: { code?: string } | null }[];
+  runAt: string | null;
+  attempts: {
+    id: string;
+    n: number;
+    provider: string;
+    state: string;
+    startedAt: string;
+    error: { code?: string } | null;
+  }[];
 }
 
 export async function createJob(

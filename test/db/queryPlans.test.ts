@@ -29,6 +29,7 @@ import {
   releaseLease,
   renewLeases,
 } from '../../src/worker/leases.js';
+import { UNTIL_NEXT_DUE_SQL } from '../../src/worker/untilNextDue.js';
 import { UNKNOWN_JOBS_SQL } from '../../src/worker/workerHousekeeping.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
@@ -154,6 +155,14 @@ describe('batch statements planned on empty tables', () => {
     // The jobs that fit the page are read in full one by one through the primary key.
     expect(plan).toMatch(/Index Scan using jobs_pkey on jobs/);
     expect(plan).not.toMatch(/Seq Scan on (jobs|attempts)/);
+  });
+
+  it("the idle worker's look at the next waiting job reads the first entry of the claimable index", async () => {
+    // No parameters: the plan made now, on empty tables, is the one a session keeps.
+    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${UNTIL_NEXT_DUE_SQL}`);
+    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(plan).toMatch(/Limit[\s\S]*Index (Only )?Scan using jobs_claimable on jobs/);
+    expect(plan).not.toMatch(/Seq Scan|Sort/);
   });
 
   it("the claim checks each picked job's live attempts instead of reading every attempt", async () => {

@@ -45,7 +45,7 @@ export async function jobsRoutes(app: FastifyInstance, options: JobsRoutesOption
 
 /** POST /v1/jobs: the one job of a user intent. */
 function createJobRoute(app: FastifyInstance, { onejob, jobBuckets }: JobsRoutesOptions) {
-  app.post<{ Body: { operation: string; input: Record<string, unknown> } }>(
+  app.post<{ Body: { operation: string; input: Record<string, unknown>; runAt?: string | null } }>(
     '/v1/jobs',
     {
       schema: {
@@ -67,11 +67,19 @@ function createJobRoute(app: FastifyInstance, { onejob, jobBuckets }: JobsRoutes
           properties: {
             operation: { type: 'string', minLength: 1, maxLength: 200 },
             input: { type: 'object', additionalProperties: true },
+            // Checked by the engine's instant parser, as every instant: a 400 names the field.
+            runAt: {
+              type: ['string', 'null'],
+              maxLength: 64,
+              description: 'RFC 3339 instant with a time zone: not started before it (a past one runs now)',
+            },
           },
         },
         response: {
           202: jobResponse('The job (new, or replayed with Idempotent-Replayed: true)'),
-          400: problemResponse('Missing or invalid key, malformed JSON, or a body of the wrong shape'),
+          400: problemResponse(
+            'Missing or invalid key, malformed JSON, a body of the wrong shape, or a runAt that is not an instant',
+          ),
           401: problemResponse('Missing or invalid token'),
           409: problemResponse('The key was used with a different body (idempotency_key_reused)'),
           429: problemResponse("The owner's job-creation limit is reached (rate_limited, with Retry-After)"),
@@ -97,6 +105,7 @@ function createJobRoute(app: FastifyInstance, { onejob, jobBuckets }: JobsRoutes
         idempotencyKey,
         operation: request.body.operation,
         input: request.body.input,
+        runAt: request.body.runAt,
         traceparent: traceparentOf(request),
       });
       // Logged with the request's line in onResponse: one line per request, not two.

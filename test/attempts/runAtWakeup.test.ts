@@ -1,0 +1,78 @@
+// A job created with runAt is not started before it, and starts when it comes due without
+// waiting for a poll: the worker here polls once an hour, so only its wake-up at the next
+// due job (claimLoop.ts, untilNextDue.ts) can start the job. How soon after its time is a
+// measurement (bench/runAtLatency.ts), not an assertion here.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakePaymentServer, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
+import { postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
+import { configWith, jobInState, until } from './attemptTestKit.js';
+
+const HOUR = 3_600_000;
+
+let fake: FakePaymentServer;
+let t: TestApp;
+
+beforeAll(async () => {
+  fake = await startFakePaymentServer({ script: () => ({ status: 200, body: { ok: true } }) });
+  t = await startTestApp({
+    config: configWith(
+      { pay: { kind: 'http', url: fake.chargeUrl } },
+      { charge: { kind: 'http', providers: ['pay'], effect: 'exclusive', maxAttempts: 1 } },
+      { leaseMs: 5_000, pollMs: HOUR },
+    ),
+  });
+  t.onejob.attempts.startWorker();
+  await until('the worker to listen', async () => {
+    const { rows } = await t.onejob.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND query ILIKE 'LISTEN%onejob_outbox%'`,
+    );
+    return rows[0]!.n > 0;
+  });
+});
+afterAll(async () => {
+  await t?.close();
+  await fake?.close();
+});
+
+async function create(key: string, runAt: string): Promise<{ id: string; runAt: string }> {
+  const r = await postJob(t, key, { operation: 'charge', input: { key }, runAt });
+  expect(r.status).toBe(202);
+  return (await r.json()) as { id: string; runAt: string };
+}
+
+const callsFor = (key: string) =>
+  fake.calls().filter((c) => (c.body as { input?: { key?: string } } | undefined)?.input?.key === key);
+
+describe('jobs that wait for their time', () => {
+  it('a job with runAt in 3 s: the provider gets no call before it, and the job succeeds after', async () => {
+    const runAt = new Date(Date.now() + 3_000).toISOString();
+    const job = await create('in-3s', runAt);
+    const settled = await jobInState(t, job.id, 'succeeded', 30_000);
+    const calls = callsFor('in-3s');
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.receivedAt).toBeGreaterThanOrEqual(Date.parse(runAt));
+    // The database's own record: the attempt began at or after the instant asked.
+    expect(Date.parse(settled.attempts[0]!.startedAt)).toBeGreaterThanOrEqual(Date.parse(runAt));
+    expect(settled.runAt).toBe(runAt);
+  });
+
+  it('a job created while another waits, due before it, wakes the worker for its own earlier time', async () => {
+    const later = await create('later', new Date(Date.now() + 60_000).toISOString());
+    // The worker now sleeps until `later` is due; this one is due in a second.
+    const soonAt = new Date(Date.now() + 1_000).toISOString();
+    const soon = await create('sooner', soonAt);
+    await jobInState(t, soon.id, 'succeeded', 30_000);
+    expect(callsFor('sooner')[0]!.receivedAt).toBeGreaterThanOrEqual(Date.parse(soonAt));
+    expect(callsFor('later')).toHaveLength(0);
+    const waiting = (await (await t.request(`/v1/jobs/${later.id}`)).json()) as { state: string };
+    expect(waiting.state).toBe('queued');
+  });
+
+  it('a past runAt runs at once', async () => {
+    const job = await create('past', '2001-01-01T00:00:00Z');
+    const settled = await jobInState(t, job.id, 'succeeded', 30_000);
+    expect(settled.runAt).toBe('2001-01-01T00:00:00.000Z');
+    expect(callsFor('past')).toHaveLength(1);
+  });
+});
