@@ -36,6 +36,12 @@ export interface CreateOptions extends CallOptions {
   idempotencyKey: string;
   /** W3C traceparent to tie the job to the caller's trace. */
   traceparent?: string;
+  /**
+   * Not started before this instant (a Date, or an RFC 3339 string with a time zone); a past
+   * one runs now. Part of the request: retries send the same, and the same key with another
+   * runAt is a 409.
+   */
+  runAt?: Date | string;
 }
 
 /**
@@ -146,6 +152,15 @@ export function createClient(options: ClientOptions): OnejobClient {
 
 const enc = encodeURIComponent;
 
+/** runAt as sent: a string as given (the server checks it), a Date as its ISO instant. */
+function runAtOf(runAt: Date | string): string {
+  if (typeof runAt === 'string') return runAt;
+  if (!(runAt instanceof Date) || Number.isNaN(runAt.getTime())) {
+    throw new TypeError('jobs.create: runAt must be a valid Date or an RFC 3339 string');
+  }
+  return runAt.toISOString();
+}
+
 /** `client.jobs`: intake, reads, long-polls and the fallback, abandon and cancel buttons. */
 function jobsApi(request: Transport, timeoutMs: number): OnejobClient['jobs'] {
   async function submit<I extends Record<string, unknown>, R>(
@@ -160,8 +175,10 @@ function jobsApi(request: Transport, timeoutMs: number): OnejobClient['jobs'] {
     }
     const headers: Record<string, string> = { 'idempotency-key': o.idempotencyKey };
     if (o.traceparent) headers.traceparent = o.traceparent;
+    const body: Record<string, unknown> = { operation, input };
+    if (o.runAt !== undefined) body.runAt = runAtOf(o.runAt);
     const r = await request<Job<I, R>>('POST', '/v1/jobs', {
-      body: { operation, input },
+      body,
       headers,
       signal: o.signal,
       retryMode: 'always',

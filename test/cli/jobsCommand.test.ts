@@ -31,6 +31,46 @@ describe('onejob jobs', { timeout: 180_000 }, () => {
     expect(rows).toEqual([{ id: job.id }]);
   });
 
+  it('--run-at passes the instant through; the job shows it; a non-instant exits 1 before any request', async () => {
+    const r = await runCli(
+      [
+        'jobs',
+        'create',
+        'charge',
+        '{"amount":7}',
+        '--key',
+        'cli-run-at',
+        '--run-at',
+        '2035-03-04T06:07:08+01:00',
+      ],
+      env,
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/run at\s+2035-03-04T05:07:08\.000Z/);
+    const { rows } = await t.onejob.pool.query(
+      `SELECT run_at FROM onejob.jobs WHERE idempotency_key = 'cli-run-at'`,
+    );
+    expect(rows[0].run_at.toISOString()).toBe('2035-03-04T05:07:08.000Z');
+    const before = await t.onejob.pool.query('SELECT count(*)::int AS n FROM onejob.jobs');
+    const bad = await runCli(
+      [
+        'jobs',
+        'create',
+        'charge',
+        '{"amount":7}',
+        '--key',
+        'cli-run-at-bad',
+        '--run-at',
+        '2035-02-30T00:00:00Z',
+      ],
+      env,
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--run-at/);
+    const after = await t.onejob.pool.query('SELECT count(*)::int AS n FROM onejob.jobs');
+    expect(after.rows[0].n).toBe(before.rows[0].n);
+  });
+
   it('a reused key with another input exits 1 with the problem code on stderr', async () => {
     await postJob(t, 'cli-scope', { operation: 'charge', input: { amount: 1 } });
     const r = await runCli(['jobs', 'create', 'charge', '{"amount":2}', '--key', 'cli-scope'], env);

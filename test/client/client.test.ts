@@ -105,6 +105,34 @@ describe('client against a real server', () => {
     }
   });
 
+  it('runAt passes through: a Date is sent as its instant, the view shows it, another runAt is a 409', async () => {
+    const client = createClient({ baseUrl: t.url, token: OWNER_A.token });
+    const key = newIntentKey();
+    const runAt = new Date(Date.UTC(2034, 4, 6, 7, 8, 9, 10));
+    const job = await client.jobs.create('charge', { amount: 3 }, { idempotencyKey: key, runAt });
+    expect(job.runAt).toBe('2034-05-06T07:08:09.010Z');
+    const { rows } = await t.onejob.pool.query('SELECT run_at FROM onejob.jobs WHERE id = $1', [job.id]);
+    expect(rows[0].run_at.toISOString()).toBe('2034-05-06T07:08:09.010Z');
+    // The same instant as a string in another zone is the same request.
+    const again = await client.jobs.submit(
+      'charge',
+      { amount: 3 },
+      { idempotencyKey: key, runAt: '2034-05-06T09:08:09.010+02:00' },
+    );
+    expect([again.job.id, again.replayed]).toEqual([job.id, true]);
+    const error = await client.jobs
+      .create('charge', { amount: 3 }, { idempotencyKey: key, runAt: new Date(runAt.getTime() + 1) })
+      .catch((e: unknown) => e);
+    expect((error as OnejobClientError).code).toBe('idempotency_key_reused');
+    const bad = await client.jobs
+      .create('charge', { amount: 3 }, { idempotencyKey: newIntentKey(), runAt: 'next tuesday' })
+      .catch((e: unknown) => e);
+    expect([(bad as OnejobClientError).code, (bad as OnejobClientError).status]).toEqual([
+      'request_invalid',
+      400,
+    ]);
+  });
+
   it('other 4xx answers (422, 401, 404) are thrown with their code and sent once', async () => {
     const { proxy, client } = await clientBehind(() => ({ kind: 'forward' }));
     try {

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
 import { isJobState, JOB_STATES, type JobState, newIntentKey } from '../../client/index.js';
+import { parseInstant } from '../../time/parseInstant.js';
 import { cliClient, clientConfig } from '../clientConfig.js';
 import { formatTable, printJson, shortTime } from '../formatTable.js';
 import { printText } from '../terminalText.js';
@@ -11,6 +12,16 @@ function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number');
   return n;
+}
+
+/** --run-at: checked by the server's own instant parser, so a typo fails here, before any request. */
+function runAt(value: string): string {
+  if (parseInstant(value) === undefined) {
+    throw new InvalidArgumentError(
+      'expected an RFC 3339 instant with a time zone, such as 2030-01-31T14:02:00Z or 2030-01-31T15:02:00+01:00',
+    );
+  }
+  return value;
 }
 
 function parseInput(text: string | undefined, file: string | undefined): Record<string, unknown> {
@@ -51,13 +62,18 @@ function intakeCommands(jobs: Command) {
       'idempotency key of the intent (default: a new key, printed so a retry can reuse it)',
     )
     .option('-f, --input-file <file>', 'read the input JSON from a file (- for stdin)')
+    .option(
+      '--run-at <instant>',
+      'do not start the job before this RFC 3339 instant (a past one runs now); part of the intent, like the input',
+      runAt,
+    )
     .option('-w, --wait [ms]', 'wait for the job to settle (default up to 60000 ms)')
     .option('--json', 'print the job as JSON')
     .action(
       async (
         operation: string,
         input: string,
-        o: { key?: string; inputFile?: string; wait?: string | true; json?: boolean },
+        o: { key?: string; inputFile?: string; runAt?: string; wait?: string | true; json?: boolean },
       ) => {
         const client = cliClient();
         const key = o.key ?? newIntentKey();
@@ -65,6 +81,7 @@ function intakeCommands(jobs: Command) {
           process.stderr.write(`idempotency key: ${key}   (pass --key ${key} to retry this intent)\n`);
         const { job, replayed } = await client.jobs.submit(operation, parseInput(input, o.inputFile), {
           idempotencyKey: key,
+          ...(o.runAt !== undefined && { runAt: o.runAt }),
         });
         const final = o.wait
           ? await client.jobs.wait(job.id, { timeoutMs: o.wait === true ? 60_000 : positiveInt(o.wait) })

@@ -27,6 +27,7 @@ export function formatJob(job: Job, note?: string): string {
     `  created    ${job.createdAt}`,
     `  input      ${truncate(JSON.stringify(job.input), 100)}`,
   ];
+  if (job.runAt) lines.splice(6, 0, `  run at     ${job.runAt}`);
   if (job.result !== null) lines.push(`  result     ${truncate(JSON.stringify(job.result), 100)}`);
   if (job.error !== null && job.error !== undefined)
     lines.push(`  error      ${truncate(JSON.stringify(job.error), 100)}`);
