@@ -82,6 +82,25 @@ describe('ledger and inbox commands, through the HTTP API', { timeout: 120_000 }
     });
     expect(other.code).toBe(1);
     expect(other.stderr).toMatch(/\(404\)/);
+    expect(other.stderr).toMatch(/onejob ledger accounts/);
+  });
+
+  it("onejob ledger accounts lists only the token owner's accounts, by name, with their balances", async () => {
+    const text = await run(['ledger', 'accounts']);
+    expect(text).toMatch(/^account +currency +balance +debits +credits$/m);
+    expect(text).toMatch(/^shop +USD +0 +250 +250$/m);
+    expect(text).toMatch(/^wallet +USD +0 +250 +250$/m);
+    const page = JSON.parse(await run(['ledger', 'accounts', '--as-of', beforeReversal, '--json']));
+    expect(page.items).toEqual([
+      expect.objectContaining({ account: 'shop', balance: 250 }),
+      expect.objectContaining({ account: 'wallet', balance: -250 }),
+    ]);
+    const other = await runCli(['ledger', 'accounts', '--json'], {
+      ONEJOB_URL: t.url,
+      ONEJOB_TOKEN: OWNER_B.token,
+    });
+    expect(other.code, other.stderr).toBe(0);
+    expect(JSON.parse(other.stdout).items).toEqual([]);
   });
 
   it("onejob ledger entries lists the original and its reversal; inbox list shows the owner's events with their delivery count", async () => {

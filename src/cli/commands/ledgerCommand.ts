@@ -1,6 +1,6 @@
-// `onejob ledger balance|entries`: the token owner's ledger, read through the HTTP API.
+// `onejob ledger accounts|balance|entries`: the token owner's ledger, read through the HTTP API.
 import type { Command } from 'commander';
-import type { Balance, EntryPage } from '../../client/index.js';
+import { type AccountPage, type Balance, type EntryPage, isOnejobClientError } from '../../client/index.js';
 import { cliClient } from '../clientConfig.js';
 import { formatTable, printJson } from '../formatTable.js';
 import { parseTimeOrAgo } from '../parseTime.js';
@@ -21,6 +21,17 @@ const asOfOf = (opts: LedgerOptions) =>
 
 const accountPath = (account: string) => `/v1/ledger/accounts/${encodeURIComponent(account)}`;
 
+// Account names such as `usage:USD_MICROS` are not guessable: a 404 says where to find them.
+async function naming<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (isOnejobClientError(error, 'account_not_found') && error instanceof Error)
+      error.message += '\n`onejob ledger accounts` lists the names of your accounts.';
+    throw error;
+  }
+}
+
 export function ledgerCommand(program: Command) {
   const ledger = program
     .command('ledger')
@@ -33,11 +44,35 @@ export function ledgerCommand(program: Command) {
       )
       .option('--json', 'print the JSON document instead of text');
 
+  common(
+    ledger
+      .command('accounts')
+      .description(
+        "the owner's accounts by name, with their balances (attempt costs post to usage:<currency>)",
+      ),
+  )
+    .option('--limit <n>', 'accounts to show', '100')
+    .action(async (opts: LedgerOptions & { limit: string }) => {
+      const page = await cliClient().request<AccountPage>('GET', '/v1/ledger/accounts', {
+        query: { asOf: asOfOf(opts), limit: opts.limit },
+      });
+      if (opts.json) return printJson(page);
+      if (page.items.length === 0) return printText(`No accounts as of ${page.asOf}.\n`);
+      printText(
+        `${formatTable(
+          ['account', 'currency', 'balance', 'debits', 'credits'],
+          page.items.map((a) => [a.account, a.currency, a.balance, a.debits, a.credits]),
+        )}\n`,
+      );
+      printText(`as of ${page.asOf}\n`);
+      if (page.nextAfter) printText(`(more accounts: raise --limit)\n`);
+    });
+
   common(ledger.command('balance <account>').description('balance of an account: credits - debits')).action(
     async (account: string, opts: LedgerOptions) => {
-      const balance = await cliClient().request<Balance>('GET', accountPath(account), {
-        query: { asOf: asOfOf(opts) },
-      });
+      const balance = await naming(() =>
+        cliClient().request<Balance>('GET', accountPath(account), { query: { asOf: asOfOf(opts) } }),
+      );
       if (opts.json) return printJson(balance);
       printText(
         `${formatTable(
@@ -64,9 +99,11 @@ export function ledgerCommand(program: Command) {
   )
     .option('--limit <n>', 'entries to show', '100')
     .action(async (account: string, opts: LedgerOptions & { limit: string }) => {
-      const page = await cliClient().request<EntryPage>('GET', `${accountPath(account)}/entries`, {
-        query: { asOf: asOfOf(opts), limit: opts.limit },
-      });
+      const page = await naming(() =>
+        cliClient().request<EntryPage>('GET', `${accountPath(account)}/entries`, {
+          query: { asOf: asOfOf(opts), limit: opts.limit },
+        }),
+      );
       if (opts.json) return printJson(page);
       const rows = page.items.map((e) => [
         e.recordedAt,
