@@ -12,6 +12,7 @@ export const UNIT_TESTS = [
   'test/bench/batchTimings.test.ts',
   'test/chaos/checker.test.ts',
   'test/chaos/faultSchedule.test.ts',
+  'test/cli/configCommand.test.ts',
   'test/client/retryPolicy.test.ts',
   'test/compat/normalizeRequests.test.ts',
   'test/config/configurationDoc.test.ts',

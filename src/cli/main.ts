@@ -4,6 +4,7 @@ import { isOnejobClientError } from '../client/index.js';
 import { CliConfigError, clientConfig, HOW_TO_CONNECT } from './clientConfig.js';
 import { archiveCommand } from './commands/archiveCommand.js';
 import { benchCommand } from './commands/benchCommand.js';
+import { configCommand } from './commands/configCommand.js';
 import { demoCommand } from './commands/demoCommand.js';
 import { inboxCommand } from './commands/inboxCommand.js';
 import { jobsCommand } from './commands/jobsCommand.js';
@@ -31,7 +32,7 @@ export function buildProgram(): Command {
     .configureHelp({ optionDescription })
     .addHelpText(
       'after',
-      '\nOnly serve, migrate and archive use the database; every other command talks to a running\nserver: ONEJOB_URL, ONEJOB_TOKEN, ONEJOB_ADMIN_TOKEN, else .onejob/api-key and .onejob/admin-token\nin this folder.',
+      '\nOnly serve, migrate and archive use the database, and config reads files alone; every other\ncommand talks to a running server: ONEJOB_URL, ONEJOB_TOKEN, ONEJOB_ADMIN_TOKEN, else\n.onejob/api-key and .onejob/admin-token in this folder.',
     );
   serveCommand(program);
   migrateCommand(program);
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   inboxCommand(program);
   outboxCommand(program);
   providersCommand(program);
+  configCommand(program);
   return program;
 }
 
