@@ -21,11 +21,27 @@ export interface FailOptions {
   from?: readonly ('starting' | 'running' | 'unknown')[];
   /** A pure operation's provider for each attempt number, so a final failure may fail over (settleJob). */
   rotation?: readonly string[];
+  /**
+   * The provider answered 429 or 503 with Retry-After (providerThrottle.ts): it is paused for
+   * every worker until `until`, in the same transaction, and the attempt uses up none of
+   * maxAttempts; the job runs again after the pause.
+   */
+  pause?: { provider: string; until: Date; status: number };
 }
 
 export type FailResult = { failed: true; job: SettleResult } | { failed: false };
 
 const JOB_OF_SQL = 'SELECT job_id FROM onejob.attempts WHERE id = $1';
+
+// A later pause never shortens a longer one already recorded.
+const PAUSE_SQL = `
+INSERT INTO onejob.provider_pauses AS p (provider, until, since, status, attempt_id)
+VALUES ($1, $2, now(), $3, $4)
+ON CONFLICT (provider) DO UPDATE SET until = excluded.until, since = excluded.since,
+  status = excluded.status, attempt_id = excluded.attempt_id
+WHERE p.until < excluded.until`;
+
+const UNCOUNT_SQL = 'UPDATE onejob.jobs SET throttled_count = throttled_count + 1 WHERE id = $1';
 
 const FAIL_SQL = `
 UPDATE onejob.attempts SET state = 'failed', finished_at = now(), lease_expires_at = NULL, error = $2::jsonb,
@@ -67,9 +83,21 @@ export async function failAttempt(
       type: 'attempt_failed',
       data: { attemptId, n, error: failure.error },
     });
+    const { pause } = options;
+    if (pause) {
+      await tx.query(PAUSE_SQL, [pause.provider, pause.until, pause.status, attemptId]);
+      await tx.query(UNCOUNT_SQL, [job.id]);
+      job.throttled_count += 1;
+    }
     const operation = operations.get(job.operation);
     if (!operation) return { failed: true, job: { state: job.state, version: job.version, retryAt: null } };
-    const ended = { id: attemptId, n, how: 'failed' as const, error: failure.error };
+    const ended = {
+      id: attemptId,
+      n,
+      how: 'failed' as const,
+      error: failure.error,
+      ...(pause ? { pausedUntil: pause.until } : {}),
+    };
     const settled = await settleJob(tx, job, operation, ended, false, options.rotation);
     return { failed: true, job: settled };
   });

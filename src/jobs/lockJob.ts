@@ -10,6 +10,8 @@ export interface LockedJob {
   version: number;
   completed_by: string | null;
   attempt_count: number;
+  /** Attempts that met a provider's pause (429/503 with Retry-After): they use up no attempt. */
+  throttled_count: number;
   traceparent: string | null;
   /** The job's attempts that may still produce a result. */
   live: { id: string; n: number; state: AttemptState; provider: string }[];
@@ -19,7 +21,7 @@ export interface LockedJob {
 // one job serialise in one order (job row, then attempt rows) and never deadlock. The
 // UPDATEs that follow still carry their own conditions.
 const LOCK_SQL = `
-SELECT id, owner_id, operation, input, state, version, completed_by, attempt_count, traceparent
+SELECT id, owner_id, operation, input, state, version, completed_by, attempt_count, throttled_count, traceparent
 FROM onejob.jobs
 WHERE id = $1 AND ($2::text IS NULL OR owner_id = $2)
 FOR NO KEY UPDATE`;

@@ -29,6 +29,11 @@ export interface EndedAttempt {
   n: number;
   how: 'failed' | 'unknown' | 'abandoned';
   error?: unknown;
+  /**
+   * The provider refused the call for now and is paused until then (failAttempt's `pause`):
+   * the attempt used up none of maxAttempts, and a retry waits for the pause, not a backoff.
+   */
+  pausedUntil?: Date;
 }
 
 // The providers that failed this job for good: a pure job never goes back to them.
@@ -120,11 +125,15 @@ export async function settleJob(
     othersRunning: others.filter((a) => a.state === 'starting' || a.state === 'running').length,
     othersUnknown: others.filter((a) => a.state === 'unknown').length,
     ended: ended.how,
-    attemptCount: job.attempt_count,
+    attemptCount: job.attempt_count - job.throttled_count,
     maxAttempts: operation.maxAttempts,
     final: finalBy !== undefined,
   });
-  const delay = next.retry ? backoffMs(job.attempt_count, operation.retry) : null;
+  const delay = !next.retry
+    ? null
+    : ended.pausedUntil
+      ? Math.max(0, ended.pausedUntil.getTime() - Date.now())
+      : backoffMs(job.attempt_count - job.throttled_count, operation.retry);
   const error: JobFailure | null = next.state === 'failed' ? jobError(job, ended, finalBy) : null;
   const { rows } = await tx.query<{ state: LockedJob['state']; version: number; run_after: Date }>(
     SETTLE_SQL,

@@ -93,7 +93,7 @@ export async function insertAttempt(
     jobState: job.state,
     exclusive: operation.effect === 'exclusive',
     live: job.live.map((a) => a.state),
-    attemptCount: job.attempt_count,
+    attemptCount: job.attempt_count - job.throttled_count,
     maxAttempts: operation.maxAttempts,
   });
   if (code) throw refusal(code, job);

@@ -112,6 +112,31 @@ export function createMetrics() {
       labelNames: ['provider', 'operation', 'result'] as const,
       registers: [registry],
     }),
+    ...providerMetrics(registry),
+  };
+}
+
+/** Per provider: calls in flight, throttles and pauses (docs/attempts.md, "Who runs next"). */
+function providerMetrics(registry: Registry) {
+  return {
+    providerCallsInFlight: new Gauge({
+      name: 'onejob_provider_calls_in_flight',
+      help: "Provider calls this process's workers have open, by provider (sum over processes for the total)",
+      labelNames: ['provider'] as const,
+      registers: [registry],
+    }),
+    providerThrottles: new Counter({
+      name: 'onejob_provider_throttles_total',
+      help: 'Provider answers of 429 or 503 with Retry-After that paused the provider, by provider',
+      labelNames: ['provider'] as const,
+      registers: [registry],
+    }),
+    providerPausedSeconds: new Gauge({
+      name: 'onejob_provider_paused_seconds',
+      help: 'Seconds until a paused provider is called again (0: not paused), by provider, as recorded in the database',
+      labelNames: ['provider'] as const,
+      registers: [registry],
+    }),
   };
 }
 

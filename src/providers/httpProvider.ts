@@ -4,6 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { HttpProviderConfig } from '../config/types.js';
 import { redactUrls } from '../observability/redactUrl.js';
+import { throttledOutcome } from './providerThrottle.js';
 import type { AttemptError, Provider, ProviderCall, ProviderOutcome, ProviderStatus } from './types.js';
 
 /** 4xx answers that do not prove the request was refused: the provider may still act on it. */
@@ -12,6 +13,8 @@ const AMBIGUOUS_4XX = new Set([408, 409, 425, 429]);
 interface RawAnswer {
   status: number;
   text: string;
+  /** The Retry-After header, if any. */
+  retryAfter?: string | undefined;
 }
 
 type Sent =
@@ -93,7 +96,11 @@ function send(
       res.on('end', () =>
         finish({
           kind: 'answer',
-          answer: { status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') },
+          answer: {
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+            retryAfter: res.headers['retry-after'],
+          },
         }),
       );
       res.on('error', (error) =>
@@ -114,7 +121,8 @@ function parse(text: string): { ok: true; value: unknown } | { ok: false } {
 
 /**
  * Classifies an HTTP answer as contract section 3 says. A definite failure whose status
- * the operation lists in `permanentStatuses` is final: no retry follows.
+ * the operation lists in `permanentStatuses` is final: no retry follows. A 429 or 503
+ * with Retry-After is a definite `provider_throttled` failure (providerThrottle.ts).
  */
 export function classifyAnswer(
   answer: RawAnswer,
@@ -122,6 +130,9 @@ export function classifyAnswer(
   permanentStatuses: readonly number[] = [],
 ): ProviderOutcome {
   const cost = costMicros !== undefined ? { costMicros } : {};
+  // 429 or 503 with Retry-After: refused for now, nothing done; the provider is paused.
+  const throttled = throttledOutcome(answer.status, answer.retryAfter);
+  if (throttled) return throttled;
   const body = parse(answer.text);
   const detail = body.ok ? body.value : answer.text.slice(0, 2000);
   if (answer.status >= 200 && answer.status < 300) {
@@ -193,7 +204,12 @@ export function createHttpProvider(name: string, config: HttpProviderConfig): Pr
       if (sent.kind !== 'answer') return { kind: 'unknown', error: sent.error };
       // 404: no request with this key ever arrived. Otherwise the answer reads like the original one.
       if (sent.answer.status === 404) return { kind: 'not_found' };
-      return classifyAnswer(sent.answer, undefined, call.operation.permanentStatuses);
+      // A throttled status query says nothing of the request it asks about: no pause here.
+      return classifyAnswer(
+        { ...sent.answer, retryAfter: undefined },
+        undefined,
+        call.operation.permanentStatuses,
+      );
     };
   }
   return provider;

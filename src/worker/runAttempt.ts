@@ -17,6 +17,7 @@ import type { TraceSpan } from '../observability/tracing/tracing.js';
 import { COMPAT_KIND } from '../providers/compatModels.js';
 import type { Operation } from '../providers/operationRegistry.js';
 import { NoProviderSlot, providerCaps } from '../providers/providerSlots.js';
+import { pauseOf } from '../providers/providerThrottle.js';
 import type { ProviderOutcome } from '../providers/types.js';
 import {
   endProviderSpan,
@@ -188,6 +189,8 @@ async function call(
   const onText = operation.kind === COMPAT_KIND ? streamClaim(r, attempt, controller, hedgeTimer) : undefined;
   let outcome: ProviderOutcome;
   const client = startProviderSpan(span, provider, attempt);
+  const inFlight = r.ctx.deps.metrics.providerCallsInFlight.labels({ provider: attempt.provider });
+  inFlight.inc();
   try {
     outcome = await provider.call({
       jobId: job.id,
@@ -204,6 +207,7 @@ async function call(
   } catch (error) {
     outcome = { kind: 'unknown', error: { code: 'provider_error', message: (error as Error).message } };
   } finally {
+    inFlight.dec();
     clearTimeout(deadline);
     clearTimeout(hardStop);
     clearTimeout(hedgeTimer);
@@ -257,10 +261,14 @@ async function settleOutcome(
   if (outcome.kind === 'failure' || operation.effect === 'pure') {
     // A pure job may fail over from a provider that failed it for good: settleJob needs the rotation.
     const rotation = operation.effect === 'pure' ? await providerRotation(r.ctx.deps, operation) : undefined;
+    // 429/503 with Retry-After: the provider is paused for every worker, the attempt uncounted.
+    const pause = pauseOf(outcome);
     const failed = await failAttempt(pool, operations, attempt.id, outcome, {
       from: ['running', 'unknown'],
       ...(rotation ? { rotation } : {}),
+      ...(pause ? { pause: { provider: attempt.provider, ...pause } } : {}),
     });
+    if (pause) r.ctx.deps.metrics.providerThrottles.inc({ provider: attempt.provider });
     const fields = { ...tag, error: outcome.error, job: failed.failed ? failed.job : undefined };
     return {
       ...afterFailure(attempt.job_id, failed),

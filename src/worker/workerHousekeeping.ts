@@ -13,6 +13,16 @@ import { settled, type WorkerContext } from './workerContext.js';
 const JOB_SQL = 'SELECT id, operation, input, traceparent FROM onejob.jobs WHERE id = $1';
 export const UNKNOWN_JOBS_SQL = `SELECT count(*)::int AS n FROM onejob.jobs WHERE state = 'unknown'`;
 
+// One row per provider that was ever paused: a small table.
+const PAUSES_SQL = `SELECT provider, greatest(0, extract(epoch FROM until - now()))::float8 AS seconds
+FROM onejob.provider_pauses`;
+
+/** The pause gauge, per provider, from the database: every worker's metrics show every pause. */
+async function gaugePauses(ctx: WorkerContext): Promise<void> {
+  const { rows } = await ctx.deps.pool.query<{ provider: string; seconds: number }>(PAUSES_SQL);
+  for (const { provider, seconds } of rows) ctx.deps.metrics.providerPausedSeconds.set({ provider }, seconds);
+}
+
 /** How often the onejob_jobs_unknown gauge is recounted (from the partial index jobs_unknown). */
 const UNKNOWN_GAUGE_MS = 10_000;
 
@@ -96,6 +106,7 @@ async function maintain(h: Housekeeper): Promise<void> {
     h.unknownCountedAt = Date.now();
     const { rows } = await pool.query<{ n: number }>(UNKNOWN_JOBS_SQL);
     ctx.deps.metrics.jobsUnknown.set(rows[0]?.n ?? 0);
+    await gaugePauses(ctx);
   }
 }
 

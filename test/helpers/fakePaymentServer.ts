@@ -39,6 +39,8 @@ export interface FakeReply {
   gate?: Gate;
   /** Destroy the connection instead of answering (a reset after the request was received). */
   hangUp?: boolean;
+  /** Extra response headers (Retry-After, ...). */
+  headers?: Record<string, string>;
 }
 
 export type Script = (req: FakeRequest) => FakeReply | Promise<FakeReply>;
@@ -129,7 +131,7 @@ export async function startFakePaymentServer(
         return;
       }
       if (res.destroyed) return;
-      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
+      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
       res.end(JSON.stringify(reply.body ?? null));
     });
   });

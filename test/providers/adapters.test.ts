@@ -151,9 +151,7 @@ describe('openai-compatible adapter', () => {
     [408, 'unknown'],
     [409, 'unknown'],
     [425, 'unknown'],
-    [429, 'unknown'],
     [500, 'unknown'],
-    [503, 'unknown'],
   ])('HTTP %i is %s', async (status, kind) => {
     openai.script({
       kind: 'status',
@@ -167,6 +165,30 @@ describe('openai-compatible adapter', () => {
       error: { code: `http_${status}`, message: `HTTP ${status}: nope` },
     });
   });
+
+  // The provider said it did nothing and when to come back: the engine pauses it.
+  it.each([429, 503])(
+    'HTTP %i with Retry-After is a definite provider_throttled failure; without it, unknown',
+    async (status) => {
+      openai.script(
+        {
+          kind: 'status',
+          status,
+          body: { error: { message: 'nope', type: 'x' } },
+          headers: { 'retry-after': '3' },
+        },
+        { kind: 'status', status, body: { error: { message: 'nope', type: 'x' } } },
+      );
+      expect(await provider().call(call())).toMatchObject({
+        kind: 'failure',
+        error: { code: 'provider_throttled', status, retryAfter: '3' },
+      });
+      expect(await provider().call(call())).toMatchObject({
+        kind: 'unknown',
+        error: { code: `http_${status}`, message: `HTTP ${status}: nope` },
+      });
+    },
+  );
 
   it('a refused connection is a definite failure: nothing was sent', async () => {
     const port = await closedPort();

@@ -1,8 +1,10 @@
 // What the inference adapters share: preparing the prompt, sending JSON, classifying
 // what came back (definite failure, unknown, or a model answer), and checking that
 // answer against the operation's contract. The adapters only speak their wire format.
+
 import type { OperationConfig, Prices, ProviderConfig } from '../../config/types.js';
 import { redactedMessage, redactUrl, redactUrls } from '../../observability/redactUrl.js';
+import { throttledOutcome } from '../providerThrottle.js';
 import type { AttemptError, ProviderCall, ProviderOutcome, Usage } from '../types.js';
 import { checkOutput, describeViolations } from './checkOutput.js';
 import { countPromptTokens } from './checkTokenizer.js';
@@ -125,6 +127,9 @@ export function statusOutcome(answer: HttpAnswer, providerMessage: string | unde
       : `HTTP ${answer.status}`,
   };
   const retryAfter = answer.headers.get('retry-after');
+  // 429 or 503 with Retry-After: refused for now, nothing done; the provider is paused.
+  const throttled = throttledOutcome(answer.status, retryAfter);
+  if (throttled) return throttled;
   if (retryAfter) error.retryAfter = retryAfter;
   if (answer.status >= 400 && answer.status < 500 && !AMBIGUOUS_4XX.has(answer.status))
     return { kind: 'failure', error };
