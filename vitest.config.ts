@@ -1,4 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { writeMigrationsModule } from './scripts/generateMigrations.mjs';
+
+// src/generated/ is not checked in: every run writes it from migrations/*.sql first.
+writeMigrationsModule();
 
 /**
  * Tests that need no services (no PostgreSQL, NATS or RabbitMQ): pure functions, schema

@@ -1,13 +1,15 @@
-// Compiles migrations/*.sql into src/db/migrations/index.ts, so the migrations are part of
-// the built code and the server never reads SQL from disk at run time. Runs in `build` and
-// `prepare`; `--check` exits 1 when the checked-in module differs from the SQL files.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// Compiles migrations/*.sql into src/generated/migrations.ts, so the migrations are part of
+// the built code and the server never reads SQL from disk at run time. src/generated/ is
+// not checked in (the SQL files are the source): `build`, `prepare`, `typecheck`, the
+// chaos and fuzz scripts and every vitest run write it first. `--check` exits 1 when the
+// module on disk differs from the SQL files.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const MIGRATIONS_DIR = join(root, 'migrations');
-export const MODULE_PATH = join(root, 'src', 'db', 'migrations', 'index.ts');
+export const MODULE_PATH = join(root, 'src', 'generated', 'migrations.ts');
 
 /** The migration files, in version order: `NNNN_name.sql`. */
 export function readMigrationFiles(dir = MIGRATIONS_DIR) {
@@ -41,7 +43,7 @@ export function renderMigrationsModule(migrations) {
     )
     .join('');
   return `// Generated from migrations/*.sql by scripts/generateMigrations.mjs: do not edit.
-// \`npm run build\` regenerates it; test/db/migrationsModule.test.ts checks that it matches.
+// Not checked in: \`npm run build\`, \`npm run typecheck\` and every vitest run write it.
 
 export interface Migration {
   version: number;
@@ -54,6 +56,18 @@ ${entries}];
 `;
 }
 
+/** Writes the module, leaving an unchanged one untouched (a watcher sees no change). */
+export function writeMigrationsModule(text = renderMigrationsModule(readMigrationFiles())) {
+  mkdirSync(dirname(MODULE_PATH), { recursive: true });
+  let current;
+  try {
+    current = readFileSync(MODULE_PATH, 'utf8');
+  } catch {
+    current = undefined;
+  }
+  if (current !== text) writeFileSync(MODULE_PATH, text);
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const text = renderMigrationsModule(readMigrationFiles());
   if (process.argv.includes('--check')) {
@@ -62,6 +76,6 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
       process.exit(1);
     }
   } else {
-    writeFileSync(MODULE_PATH, text);
+    writeMigrationsModule(text);
   }
 }

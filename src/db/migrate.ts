@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { OnejobError } from '../errors/OnejobError.js';
+import { MIGRATIONS, type Migration } from '../generated/migrations.js';
 import { connectToPrimary } from './connectToPrimary.js';
-import { MIGRATIONS, type Migration } from './migrations/index.js';
 import { withTransaction } from './withTransaction.js';
 
 export type { Migration };

@@ -6,7 +6,7 @@ import {
   readMigrationFiles,
   renderMigrationsModule,
 } from '../../scripts/generateMigrations.mjs';
-import { MIGRATIONS } from '../../src/db/migrations/index.js';
+import { MIGRATIONS } from '../../src/generated/migrations.js';
 
 // Released migrations never change: a database that applied one would not see the edit.
 // To change the schema, add a new migration and pin its hash here.

@@ -55,7 +55,7 @@ describe('state vocabularies', () => {
 
   it('no other source file spells out the full list of job states', () => {
     // The definition, and the released migrations (SQL, compiled in), which cannot import it.
-    const SPELLED_OUT = ['src/vocabulary/jobStates.ts', 'src/db/migrations/index.ts'];
+    const SPELLED_OUT = ['src/vocabulary/jobStates.ts', 'src/generated/migrations.ts'];
     const list = /'queued',\s*'running',\s*'succeeded',\s*'failed',\s*'unknown',\s*'cancelled'/;
     const offenders: string[] = [];
     const walk = (dir: string) => {
