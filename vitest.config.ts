@@ -17,6 +17,7 @@ export const UNIT_TESTS = [
   'test/chaos/checker.test.ts',
   'test/chaos/faultSchedule.test.ts',
   'test/cli/configCommand.test.ts',
+  'test/cli/parseTime.test.ts',
   'test/client/retryPolicy.test.ts',
   'test/compat/normalizeRequests.test.ts',
   'test/config/configurationDoc.test.ts',

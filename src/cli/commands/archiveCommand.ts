@@ -11,7 +11,10 @@ export function archiveCommand(program: Command) {
     .description(
       'move finished jobs out of the hot tables, keeping a tombstone per idempotency key (DATABASE_URL, else ./.onejob)',
     )
-    .requiredOption('--finished-before <time>', 'ISO time, or a duration before now such as 30d')
+    .requiredOption(
+      '--finished-before <time>',
+      'RFC 3339 instant (2025-01-31T00:00:00Z), a date (midnight UTC), or a duration before now such as 30d',
+    )
     .option('--batch-size <n>', 'jobs per transaction', '500')
     .action(async (opts: { finishedBefore: string; batchSize: string }) => {
       const before = parseTimeOrAgo(opts.finishedBefore);
