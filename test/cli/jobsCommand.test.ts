@@ -103,6 +103,26 @@ describe('onejob jobs', { timeout: 180_000 }, () => {
     expect(other.stderr).toMatch(/job_not_found \(404\)/);
   });
 
+  it("get shows each attempt's cost and the job's total, losers included", async () => {
+    const created = (await (
+      await postJob(t, 'cli-costs', { operation: 'summarize', input: { text: 'hello' } })
+    ).json()) as { id: string };
+    await t.onejob.pool.query(
+      `INSERT INTO onejob.attempts (id, job_id, owner_id, n, provider, exclusive, state, job_version, finished_at, cost_micros)
+       SELECT gen_random_uuid(), j.id, j.owner_id, a.n, a.provider, false, a.state, 1, now(), a.cost
+         FROM onejob.jobs j, (VALUES (1, 'sim-a', 'lost_race', 1200), (2, 'sim-b', 'failed', NULL::bigint), (3, 'sim-b', 'succeeded', 800)) AS a(n, provider, state, cost)
+        WHERE j.id = $1`,
+      [created.id],
+    );
+    const got = await runCli(['jobs', 'get', created.id], env);
+    expect(got.code, got.stderr).toBe(0);
+    expect(got.stdout).toMatch(/cost\s+2,000 micros over 3 attempts/);
+    expect(got.stdout).toMatch(/COST \(MICROS\)/);
+    expect(got.stdout).toMatch(/^1\s+sim-a\s+lost_race\s.*\s1,200(\s|$)/m);
+    expect(got.stdout).toMatch(/^2\s+sim-b\s+failed\s+\S+\s+\S+\s+\S+\s+-/m);
+    expect(got.stdout).toMatch(/^3\s+sim-b\s+succeeded\s.*\s800(\s|$)/m);
+  });
+
   it('without ONEJOB_TOKEN the dev token file in .onejob/api-key is used', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'onejob-cli-'));
     await mkdir(join(dir, '.onejob'));

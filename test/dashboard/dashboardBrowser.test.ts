@@ -84,3 +84,67 @@ it('a double click shows as one job with its attempts, found by its idempotency 
   await page.screenshot({ path: join(ARTIFACTS, 'dashboard-double-click-job.png'), fullPage: true });
   expect(consoleErrors).toEqual([]);
 });
+
+it("the job page shows each attempt's cost and the job's total, and every date in one format", async () => {
+  const created = (await (
+    await postJob(t, `costs-${Date.now()}`, { operation: 'summarize', input: { text: 'hello' } })
+  ).json()) as { id: string };
+  await t.onejob.pool.query(
+    `INSERT INTO onejob.attempts (id, job_id, owner_id, n, provider, exclusive, state, job_version, finished_at, cost_micros)
+     SELECT gen_random_uuid(), j.id, j.owner_id, a.n, a.provider, false, a.state, 1, now(), a.cost
+       FROM onejob.jobs j, (VALUES (1, 'sim-a', 'lost_race', 1200), (2, 'sim-b', 'failed', NULL::bigint), (3, 'sim-b', 'succeeded', 1300800)) AS a(n, provider, state, cost)
+      WHERE j.id = $1`,
+    [created.id],
+  );
+  const page = await context!.newPage();
+  const consoleErrors: string[] = [];
+  page.on('pageerror', (e) => consoleErrors.push(e.message));
+  await page.goto(`${t.url}/`);
+  await page.getByLabel('API token').fill(OWNER_A.token);
+  await page.keyboard.press('Enter');
+  const listed = page.locator('#job-results tbody tr', {
+    has: page.locator(`a[href="#/jobs/${created.id}"]`),
+  });
+  await listed.waitFor();
+  // The age column says how long ago; the created column is a date.
+  const listDates = (await listed.locator('time').allTextContents()).filter((d) => !d.endsWith(' ago'));
+  expect(listDates).toHaveLength(1);
+
+  // By keyboard: the case where a focus ring would show around the whole main region.
+  await listed.getByRole('link').focus();
+  await page.keyboard.press('Enter');
+  const attemptsTable = page.getByRole('region', { name: 'Attempts' });
+  await attemptsTable.waitFor();
+  const costs = await attemptsTable.locator('tbody tr').evaluateAll((trs) => {
+    const headers = Array.from(
+      trs[0]?.closest('table')?.querySelectorAll('thead th') ?? [],
+      (th) => th.textContent,
+    );
+    const at = headers.indexOf('Cost (micros)');
+    return trs.map((tr) => tr.querySelectorAll('td')[at]?.textContent);
+  });
+  expect(costs).toEqual(['1,200', '-', '1,300,800']);
+  expect(await page.getByTestId('job-cost').textContent()).toBe(
+    '1,302,000 micros, 3 attempts (losers included)',
+  );
+
+  // One format on the list and the job page: 2026-12-04 01:38:32, with .mmm where a race needs it.
+  const pageDates = await page.locator('main time').allTextContents();
+  expect(pageDates.length).toBeGreaterThan(3);
+  for (const d of [...listDates, ...pageDates])
+    expect(d).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{3})?$/);
+
+  // Navigation put focus on the main region, which draws no box around the page.
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+  expect(await page.evaluate(() => getComputedStyle(document.getElementById('main')!).outlineStyle)).toBe(
+    'none',
+  );
+  expect(
+    await page.evaluate(() => getComputedStyle(document.querySelector('#main > h2')!).textDecorationLine),
+  ).toBe('underline');
+  // A keyboard user still sees where focus is: the next Tab lands on a control with its ring.
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).toBe('solid');
+  expect(consoleErrors).toEqual([]);
+  await page.close();
+});

@@ -31,6 +31,11 @@ export function formatJob(job: Job, note?: string): string {
   if (job.result !== null) lines.push(`  result     ${truncate(JSON.stringify(job.result), 100)}`);
   if (job.error !== null && job.error !== undefined)
     lines.push(`  error      ${truncate(JSON.stringify(job.error), 100)}`);
+  const total = totalCostMicros(job.attempts);
+  if (total !== null)
+    lines.push(
+      `  cost       ${micros(total)} micros over ${job.attempts.length} attempt${job.attempts.length === 1 ? '' : 's'} (losers included; see onejob ledger accounts)`,
+    );
   if (job.completedBy)
     lines.push(
       `  winner     attempt ${job.attempts.find((a) => a.id === job.completedBy)?.n ?? job.completedBy}`,
@@ -42,7 +47,7 @@ export function formatJob(job: Job, note?: string): string {
 
 export function formatAttempts(attempts: Attempt[], winner?: string | null): string {
   return formatTable(
-    ['N', 'PROVIDER', 'STATE', 'ORIGIN', 'STARTED', 'FINISHED', 'NOTE'],
+    ['N', 'PROVIDER', 'STATE', 'ORIGIN', 'STARTED', 'FINISHED', 'COST (MICROS)', 'NOTE'],
     attempts.map((a) => [
       a.n,
       a.provider,
@@ -50,10 +55,22 @@ export function formatAttempts(attempts: Attempt[], winner?: string | null): str
       a.origin,
       shortTime(a.startedAt),
       shortTime(a.finishedAt),
+      a.costMicros === null || a.costMicros === undefined ? '' : micros(a.costMicros),
       a.id === winner ? 'winner' : errorCode(a.error),
     ]),
   );
 }
+
+/**
+ * What a job's attempts cost together, in micro-units of the providers' currency
+ * (1,000,000 = 1 USD); null while none has a cost. The ledger posts each to usage:<CUR>_MICROS.
+ */
+export function totalCostMicros(attempts: readonly Attempt[]): number | null {
+  const costs = attempts.map((a) => a.costMicros).filter((c): c is number => typeof c === 'number');
+  return costs.length ? costs.reduce((sum, c) => sum + c, 0) : null;
+}
+
+const micros = (n: number) => n.toLocaleString('en-US');
 
 function attemptSummary(job: Job): string {
   if (job.attempts.length === 0) return '0';

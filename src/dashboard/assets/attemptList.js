@@ -1,7 +1,7 @@
 // The attempts of a job as a list of sentences: what a narrow screen shows instead of the
 // timeline drawing, whose text would shrink to a few pixels there. Same facts, in words.
 
-import { badge, duration, h, timeMs } from './dom.js';
+import { badge, duration, h, micros, timeMs } from './dom.js';
 import { attemptStory } from './timeline.js';
 
 /** One item per attempt: number, provider, how it ended, when it started and how long it took. */
@@ -33,6 +33,7 @@ export function listAttempts(job, events) {
         'started ',
         timeMs(a.startedAt),
         a.finishedAt ? `, took ${duration(a.startedAt, a.finishedAt)}` : ', still running',
+        typeof a.costMicros === 'number' ? `, cost ${micros(a.costMicros)} micros` : '',
         notes.length ? h('br') : '',
         notes.join('; '),
       );

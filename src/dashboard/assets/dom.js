@@ -13,24 +13,21 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 export const badge = (state) => h('span', { class: `badge s-${state}` }, state);
-export const time = (iso) =>
-  iso ? h('time', { datetime: iso, title: iso }, new Date(iso).toLocaleString()) : '-';
-// To the millisecond: two attempts of a race often start within the same second.
-export const MS_FORMAT = {
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  fractionalSecondDigits: 3,
-  hourCycle: 'h23',
-};
-export const timeMs = (iso) =>
-  iso
-    ? h(
-        'time',
-        { datetime: iso, title: iso, class: 'nowrap' },
-        `${new Date(iso).toLocaleDateString()} ${new Date(iso).toLocaleTimeString(undefined, MS_FORMAT)}`,
-      )
-    : '-';
+// One date format everywhere, in the browser's time zone: 2026-12-04 01:38:32, and with
+// milliseconds where two attempts of a race often start within the same second. Sortable,
+// the same in every locale, and 24-hour, so a list and a job page read alike.
+const pad = (n, w = 2) => String(n).padStart(w, '0');
+/** `iso` as `YYYY-MM-DD HH:MM:SS` local time, with `.mmm` when `ms` is true. */
+export function formatTime(iso, ms = false) {
+  const d = new Date(iso);
+  const date = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  const clock = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  return `${date} ${clock}${ms ? `.${pad(d.getMilliseconds(), 3)}` : ''}`;
+}
+const timeElement = (iso, ms) =>
+  iso ? h('time', { datetime: iso, title: iso, class: 'nowrap' }, formatTime(iso, ms)) : '-';
+export const time = (iso) => timeElement(iso, false);
+export const timeMs = (iso) => timeElement(iso, true);
 export const duration = (from, to) => {
   if (!from || !to) return '-';
   const d = Date.parse(to) - Date.parse(from);
@@ -38,6 +35,8 @@ export const duration = (from, to) => {
 };
 export const FINAL_STATES = ['succeeded', 'failed', 'cancelled'];
 export const json = (v) => h('pre', { class: 'mono' }, JSON.stringify(v, null, 2));
+/** Micro-units of the providers' currency (1,000,000 = 1 USD), grouped by thousands. */
+export const micros = (n) => (n === null || n === undefined ? '-' : Number(n).toLocaleString('en-US'));
 export const short = (id) => (id ? `${id.slice(0, 8)}…` : '-');
 
 /** How long ago `iso` was, in one short word group ("42 s", "5 min"), with the time as a tooltip. */
@@ -52,7 +51,7 @@ export const age = (iso, now = Date.now()) => {
         : s < 86_400
           ? `${Math.floor(s / 3_600)} h`
           : `${Math.floor(s / 86_400)} d`;
-  return h('time', { datetime: iso, title: new Date(iso).toLocaleString(), class: 'nowrap' }, `${text} ago`);
+  return h('time', { datetime: iso, title: formatTime(iso), class: 'nowrap' }, `${text} ago`);
 };
 
 /**

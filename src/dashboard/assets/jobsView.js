@@ -1,6 +1,6 @@
 // The jobs list: filters, paging and the optional auto-refresh.
 import { api, failure } from './api.js';
-import { age, badge, h, short, table, time } from './dom.js';
+import { age, badge, formatTime, h, short, table, time } from './dom.js';
 import { show, viewSignal } from './view.js';
 
 const STATES = ['queued', 'running', 'succeeded', 'failed', 'unknown', 'cancelled'];
@@ -66,7 +66,7 @@ export async function jobsView(params) {
     await loadJobs(fresh, query());
     if (signal.aborted) return;
     results.replaceChildren(...fresh.childNodes);
-    refreshed.textContent = `updated ${new Date().toLocaleTimeString(undefined, { hourCycle: 'h23' })}`;
+    refreshed.textContent = `updated ${formatTime(new Date().toISOString()).slice(11)}`;
   };
   const setAuto = (on) => {
     clearInterval(timer);

@@ -2,13 +2,20 @@
 import { abandonAction, actionButton, cancelAction, startAttemptAction } from './actions.js';
 import { failure } from './api.js';
 import { listAttempts } from './attemptList.js';
-import { badge, duration, FINAL_STATES, h, json, short, table, time, timeMs } from './dom.js';
+import { badge, duration, FINAL_STATES, h, json, micros, short, table, time, timeMs } from './dom.js';
 import { drawTimeline } from './timeline.js';
 import { render, show, statusLine } from './view.js';
 
-/** The job's facts: id, state, operation, key, version, winner and times. */
+/** What the job's attempts cost together, losers included; null while none has a cost. */
+function totalCost(job) {
+  const costs = job.attempts.map((a) => a.costMicros).filter((c) => typeof c === 'number');
+  return costs.length ? costs.reduce((sum, c) => sum + c, 0) : null;
+}
+
+/** The job's facts: id, state, operation, key, version, winner, cost and times. */
 function jobFacts(job) {
   const winner = job.attempts.find((a) => a.id === job.completedBy);
+  const cost = totalCost(job);
   return h(
     'dl',
     { class: 'facts' },
@@ -24,6 +31,14 @@ function jobFacts(job) {
     h('dd', {}, String(job.version)),
     h('dt', {}, 'Winner'),
     h('dd', {}, winner ? `attempt ${winner.n} (${winner.provider})` : 'none yet'),
+    h('dt', {}, 'Cost'),
+    h(
+      'dd',
+      { 'data-testid': 'job-cost' },
+      cost === null
+        ? 'none recorded yet'
+        : `${micros(cost)} micros, ${job.attempts.length} attempt${job.attempts.length === 1 ? '' : 's'} (losers included)`,
+    ),
     h('dt', {}, 'Created'),
     h('dd', {}, timeMs(job.createdAt)),
     h('dt', {}, 'Updated'),
@@ -56,6 +71,7 @@ function attemptRows(job, settled, refresh) {
     timeMs(a.startedAt),
     timeMs(a.finishedAt),
     duration(a.startedAt, a.finishedAt),
+    micros(a.costMicros),
     a.error ? h('span', { class: 'mono' }, a.error.code ?? JSON.stringify(a.error)) : '-',
     !settled && (a.state === 'running' || a.state === 'unknown')
       ? actionButton(`Abandon #${a.n}`, () => abandonAction(job, a, refresh), { class: 'action danger' })
@@ -121,7 +137,7 @@ export function renderJob({ job, events, deliveries }, refresh, live, announce =
     listAttempts(job, eventList),
     table(
       'Attempts',
-      ['N', 'Provider', 'State', 'Origin', 'Started', 'Finished', 'Took', 'Error', 'Action'],
+      ['N', 'Provider', 'State', 'Origin', 'Started', 'Finished', 'Took', 'Cost (micros)', 'Error', 'Action'],
       attemptRows(job, settled, refresh),
       'No attempts yet.',
     ),
