@@ -89,27 +89,32 @@ export {
   reverseTransfer,
 } from './ledger/reverseTransfer.js';
 export type { TransferView } from './ledger/transferView.js';
-export { AttemptAborted } from './library/codeProvider.js';
-export {
-  DefiniteFailure,
-  type DefiniteFailureOptions,
-  isDefiniteFailure,
-} from './library/DefiniteFailure.js';
-export {
-  type AnyCodeOperation,
-  type CodeOperation,
-  type CodeOperationDefinition,
-  defineOperation,
-  type RunContext,
-} from './library/defineOperation.js';
-export { type FromJsonSchema, type InferInput, type TypedSchema, typedSchema } from './library/inferInput.js';
+export { AttemptAborted } from './operations/code/codeProvider.js';
 export type {
   InputFor,
   JobReadOptions,
   JobRequest,
   ResultFor,
   TypedCreateJobResult,
-} from './library/typedJobs.js';
+} from './operations/code/typedJobs.js';
+export {
+  DefiniteFailure,
+  type DefiniteFailureOptions,
+  isDefiniteFailure,
+} from './operations/DefiniteFailure.js';
+export {
+  type AnyCodeOperation,
+  type CodeOperation,
+  type CodeOperationDefinition,
+  defineOperation,
+  type RunContext,
+} from './operations/defineOperation.js';
+export {
+  type FromJsonSchema,
+  type InferInput,
+  type TypedSchema,
+  typedSchema,
+} from './operations/inferInput.js';
 export { cleanupOutbox } from './outbox/cleanupOutbox.js';
 export { type ConsumeOnceResult, consumeOnce, pruneConsumerInbox } from './outbox/consumeOnce.js';
 export {

@@ -6,16 +6,16 @@ import type { Logger } from 'pino';
 import type { OnejobConfig } from '../config/types.js';
 import type { NotificationHub } from '../events/notificationHub.js';
 import type { JobView } from '../jobs/jobView.js';
-import type { AnyCodeOperation } from '../library/defineOperation.js';
+import type { Metrics } from '../observability/createMetrics.js';
 import type {
   InputFor,
   JobReadOptions,
   JobRequest,
   ResultFor,
   TypedCreateJobResult,
-} from '../library/typedJobs.js';
-import type { Metrics } from '../observability/createMetrics.js';
-import type { OperationRegistry } from '../providers/operationRegistry.js';
+} from '../operations/code/typedJobs.js';
+import type { AnyCodeOperation } from '../operations/defineOperation.js';
+import type { OperationRegistry } from '../operations/operationRegistry.js';
 import type { TxOption } from './engineDeps.js';
 import type { AttemptsHandle } from './handles/attemptsHandle.js';
 import type { InboxHandle } from './handles/inboxHandle.js';

@@ -2,8 +2,8 @@
 // handle from them (src/engine/handles/), then the facade that holds them. No handle sees
 // the facade, and nothing is added to it once it is returned.
 
-import type { AnyCodeOperation } from '../library/defineOperation.js';
 import { tracing } from '../observability/tracing/tracing.js';
+import type { AnyCodeOperation } from '../operations/defineOperation.js';
 import { type BuiltDeps, buildEngineDeps } from './buildEngineDeps.js';
 import { createAttemptsHandle } from './handles/attemptsHandle.js';
 import { createInboxHandle } from './handles/inboxHandle.js';

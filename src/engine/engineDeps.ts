@@ -7,8 +7,8 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { OnejobConfig } from '../config/types.js';
 import type { Metrics } from '../observability/createMetrics.js';
+import type { OperationRegistry } from '../operations/operationRegistry.js';
 import type { ProviderRegistry } from '../providers/createProviders.js';
-import type { OperationRegistry } from '../providers/operationRegistry.js';
 
 /** Options for calls that may join the caller's transaction. */
 export interface TxOption {
@@ -54,7 +54,7 @@ export interface EngineDeps {
 /** The failover gate and the provider choice: the verifications table and the config. */
 export type GateDeps = Pick<EngineDeps, 'pool' | 'config'>;
 
-/** What applies a settlement's effects after commit (src/attempts/settlement.ts). */
+/** What applies a settlement's effects after commit (`applyAfterCommit`, src/jobs/afterCommit.ts). */
 export type EffectDeps = Pick<EngineDeps, 'wakeups' | 'metrics' | 'logger'>;
 
 /** The worker and reconciliation. */

@@ -1,5 +1,5 @@
 // The post-commit seam of the writes that are not settlements: job intake, publishing an
-// event, accepting an inbox delivery (settlements have theirs, src/attempts/afterCommit.ts).
+// event, accepting an inbox delivery (settlements have theirs, src/jobs/afterCommit.ts).
 // Each write returns what it committed; `after*` turns that into an `AfterWrite` value, and
 // `applyAfterWrite` is the only place that acts on it. A write that committed outbox rows
 // and forgot to wake the relays leaves them to their next poll (`outbox.pollMs`): routing

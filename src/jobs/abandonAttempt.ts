@@ -2,7 +2,7 @@ import type { Queryable } from '../db/createPool.js';
 import { withTransaction } from '../db/withTransaction.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { recordJobEvent } from '../events/recordJobEvent.js';
-import type { OperationRegistry } from '../providers/operationRegistry.js';
+import type { OperationRegistry } from '../operations/operationRegistry.js';
 import { lockJob } from './lockJob.js';
 import { settleJob } from './settleJob.js';
 import { missingJob } from './startAttempt.js';

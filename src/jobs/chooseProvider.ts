@@ -1,7 +1,7 @@
 import type { GateDeps } from '../engine/engineDeps.js';
 import { OnejobError } from '../errors/OnejobError.js';
+import type { Operation } from '../operations/operationRegistry.js';
 import { canFailOverTo } from '../providers/failoverGate.js';
-import type { Operation } from '../providers/operationRegistry.js';
 
 /**
  * The provider for attempt `n`: the operation's providers in turn, starting with the

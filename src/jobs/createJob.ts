@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/createPool.js';
 import { ARCHIVED_KEY, sqlState } from '../db/sqlstate.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import type { OperationRegistry } from '../providers/operationRegistry.js';
+import type { OperationRegistry } from '../operations/operationRegistry.js';
 import { type BatchRow, createJobsBatch } from './createJobsBatch.js';
 import { attemptsJson, JOB_COLUMNS, type JobRow, type JobView, jobView } from './jobView.js';
 import { type CreateJobRequest, type PreparedCreate, prepareCreate } from './prepareCreate.js';

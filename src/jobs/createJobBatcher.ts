@@ -1,6 +1,6 @@
 import { type BatcherOptions, createBatcher } from '../db/createBatcher.js';
 import type { Queryable } from '../db/createPool.js';
-import type { OperationRegistry } from '../providers/operationRegistry.js';
+import type { OperationRegistry } from '../operations/operationRegistry.js';
 import { answerCreate, type CreateJobResult, createPrepared } from './createJob.js';
 import { type BatchRow, createJobsBatch } from './createJobsBatch.js';
 import { type CreateJobRequest, type PreparedCreate, prepareCreate } from './prepareCreate.js';

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/createPool.js';
 import { withTransaction } from '../db/withTransaction.js';
 import { recordJobEvent } from '../events/recordJobEvent.js';
-import type { OperationRegistry } from '../providers/operationRegistry.js';
+import type { OperationRegistry } from '../operations/operationRegistry.js';
 import type { AttemptError, Usage } from '../providers/types.js';
 import { lockJob } from './lockJob.js';
 import { type SettleResult, settleJob } from './settleJob.js';

@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { OnejobError } from '../errors/OnejobError.js';
 import { cloudEvent } from '../events/cloudEvent.js';
-import type { OperationRegistry } from '../providers/operationRegistry.js';
+import type { OperationRegistry } from '../operations/operationRegistry.js';
 import { checkRunAt } from './checkRunAt.js';
 import { fingerprint } from './fingerprint.js';
 

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/createPool.js';
 import { recordJobEvent } from '../events/recordJobEvent.js';
-import type { Operation } from '../providers/operationRegistry.js';
+import type { Operation } from '../operations/operationRegistry.js';
 import type { FinalBy } from '../providers/types.js';
 import type { LockedJob } from './lockJob.js';
 import { backoffMs } from './retryPolicy.js';

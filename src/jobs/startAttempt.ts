@@ -4,7 +4,7 @@ import { sqlState, UNIQUE_VIOLATION } from '../db/sqlstate.js';
 import { withTransaction } from '../db/withTransaction.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { recordJobEvent } from '../events/recordJobEvent.js';
-import type { Operation, OperationRegistry } from '../providers/operationRegistry.js';
+import type { Operation, OperationRegistry } from '../operations/operationRegistry.js';
 import { NoProviderSlot, takeProviderSlot } from '../providers/providerSlots.js';
 import { ATTEMPT_COLUMNS, type AttemptRow } from './attemptRow.js';
 import { type LockedJob, lockJob } from './lockJob.js';

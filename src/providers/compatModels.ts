@@ -4,7 +4,7 @@
 
 import { type ChatCompletion, type ChatRequest, conversationText } from '../compat/chatRequest.js';
 import type { CompatConfig, CompatModelConfig, OnejobConfig, OperationConfig } from '../config/types.js';
-import { type Operation, operationFromConfig } from './operationRegistry.js';
+import { type Operation, operationFromConfig } from '../operations/operationRegistry.js';
 
 /** The operation kind of compat models; the chat adapters send its input as it is. */
 export const COMPAT_KIND = 'compat.chat';

@@ -1,5 +1,5 @@
 import type { GateDeps } from '../engine/engineDeps.js';
-import type { Operation } from './operationRegistry.js';
+import type { Operation } from '../operations/operationRegistry.js';
 import { contractHash } from './verification/contractHash.js';
 import { latestPassedForContract } from './verification/verificationStore.js';
 // A missing prompt variable must be an input error at job creation wherever jobs are made.

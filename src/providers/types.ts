@@ -2,7 +2,7 @@
 // retries, timeouts and completion; a provider makes exactly one call per attempt and
 // says honestly whether its outcome is definite or unknown.
 import type { ProviderConfig } from '../config/types.js';
-import type { Operation } from './operationRegistry.js';
+import type { Operation } from '../operations/operationRegistry.js';
 
 export interface Usage {
   inputTokens?: number;

@@ -9,7 +9,7 @@ import { jobEventRowsSql } from '../events/jobEventRows.js';
 import { ATTEMPT_COLUMNS, type AttemptRow } from '../jobs/attemptRow.js';
 import type { LockedJob } from '../jobs/lockJob.js';
 import { jobStatesInto, LIVE_ATTEMPT_STATES, sqlStates } from '../jobs/stateMachine.js';
-import type { Operation, OperationRegistry } from '../providers/operationRegistry.js';
+import type { Operation, OperationRegistry } from '../operations/operationRegistry.js';
 import type { BatchDb } from './batchDb.js';
 
 export interface ClaimedAttempt {

@@ -3,7 +3,7 @@
 // interval, or until the next waiting job comes due, unless woken.
 import { DatabaseOutage } from '../db/databaseOutage.js';
 import { providerRotation } from '../jobs/chooseProvider.js';
-import type { Operation } from '../providers/operationRegistry.js';
+import type { Operation } from '../operations/operationRegistry.js';
 import { makeProviderSlots, providerCaps } from '../providers/providerSlots.js';
 import {
   type ClaimedAttempt,

@@ -12,7 +12,7 @@
 // its attempts one by one and lets the claim loop claim as usual.
 import type { LiteralValue } from '../db/withLiterals.js';
 import { type Offered, WIN_MANY_CTES, winManyValues } from '../jobs/completeWinners.js';
-import type { OperationRegistry } from '../providers/operationRegistry.js';
+import type { OperationRegistry } from '../operations/operationRegistry.js';
 import type { BatchDb } from './batchDb.js';
 import {
   batchQuery,

@@ -7,7 +7,7 @@
 import type { Queryable } from '../db/createPool.js';
 import { type Completion, completeAttempt } from '../jobs/completeAttempt.js';
 import { completeWinners, type Offered } from '../jobs/completeWinners.js';
-import type { OperationRegistry } from '../providers/operationRegistry.js';
+import type { OperationRegistry } from '../operations/operationRegistry.js';
 import type { BatchDb } from './batchDb.js';
 import type { ClaimedAttempt, ClaimRequest } from './claimJobs.js';
 import { completeAndClaim } from './completeAndClaim.js';

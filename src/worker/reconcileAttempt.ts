@@ -10,7 +10,7 @@ import type { ProviderCall, ProviderOutcome, ProviderStatus } from '../providers
 
 /**
  * What reconciliation found. A resolved one has committed its settlement; the caller
- * applies `afterCommit` (src/attempts/afterCommit.ts) to wake the job's waiters.
+ * applies `afterCommit` (src/jobs/afterCommit.ts) to wake the job's waiters.
  */
 export type Reconciliation =
   | {

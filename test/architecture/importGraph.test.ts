@@ -48,16 +48,20 @@ const LAYERS: LayerMap = [
   ['db'],
   // Domain, each folder above what it uses
   ['events'],
+  // what an operation is: the registry, its definition by code, its input types
+  ['operations'],
   ['compat'],
-  // the narrow dependency types name the provider registry, and the gate takes them
-  ['providers', 'engine/engineDeps.ts'],
+  // the narrow dependency types name the provider registry, and the gate takes them;
+  // the input checks each operation kind adds use the providers' prompt rendering
+  ['providers', 'engine/engineDeps.ts', 'operations/operationInputChecks.ts'],
   ['jobs'],
   ['ledger'],
   ['inbox'],
   ['outbox'],
   ['worker'],
   // Doors: the engine's handles and roles
-  ['library', 'engine/handles', 'engine/startRoles.ts'],
+  // code operations run in process, as a provider whose calls the engine watches
+  ['operations/code', 'engine/handles', 'engine/startRoles.ts'],
   // The engine: builds the parts and hands each what it uses
   ['engine', 'createOnejob.ts'],
   // Entry points
@@ -71,6 +75,7 @@ const LAYERS: LayerMap = [
 
 const DOMAIN_FOLDERS = [
   'events',
+  'operations',
   'compat',
   'providers',
   'jobs',
@@ -78,7 +83,6 @@ const DOMAIN_FOLDERS = [
   'inbox',
   'outbox',
   'worker',
-  'library',
 ];
 
 /**

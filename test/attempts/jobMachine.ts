@@ -1,6 +1,6 @@
 // One job and its attempts as a pure value, stepped by the commands the engine runs
 // (start, complete, fail, timeout, lease expiry, abandon, cancel). The SQL functions in
-// src/attempts make the same decisions through the same helpers; this model is what the
+// src/jobs make the same decisions through the same helpers; this model is what the
 // property test drives through random interleavings.
 import {
   type AttemptState,

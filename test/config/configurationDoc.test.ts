@@ -4,13 +4,13 @@ import { configSchema } from '../../src/config/configSchema.js';
 import { DATABASE_DEFAULTS } from '../../src/db/poolerSettings.js';
 import { HTTP_DEFAULTS, LIMIT_DEFAULTS } from '../../src/http/httpSettings.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../../src/inbox/signatureSchemes.js';
+import { OPERATION_DEFAULTS } from '../../src/operations/operationRegistry.js';
 import { OUTBOX_DEFAULTS } from '../../src/outbox/outboxSettings.js';
 import { LOG_DEFAULTS } from '../../src/outbox/publishers/logPublisher.js';
 import { NATS_DEFAULTS } from '../../src/outbox/publishers/natsPublisher.js';
 import { RABBIT_DEFAULTS } from '../../src/outbox/publishers/rabbitPublisher.js';
 import { WEBHOOK_DEFAULTS } from '../../src/outbox/publishers/webhookPublisher.js';
 import { COMPAT_DEFAULTS } from '../../src/providers/compatModels.js';
-import { OPERATION_DEFAULTS } from '../../src/providers/operationRegistry.js';
 import { WORKER_DEFAULTS } from '../../src/worker/worker.js';
 
 type Node = Record<string, unknown>;

@@ -4,7 +4,7 @@
 // cancel, archival), and then every row is compared with its job's owner.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OnejobConfig } from '../../src/config/types.js';
-import { defineOperation } from '../../src/library/defineOperation.js';
+import { defineOperation } from '../../src/operations/defineOperation.js';
 import { FAST_WORKER, startLibrary } from '../library/libraryKit.js';
 
 const ping = defineOperation('ping', {

@@ -17,9 +17,9 @@ import { CREATE_BATCH_SQL } from '../../src/jobs/createJobsBatch.js';
 import { failAttempt } from '../../src/jobs/failAttempt.js';
 import { LIST_SQL } from '../../src/jobs/listJobs.js';
 import { markUnknown } from '../../src/jobs/markUnknown.js';
+import { OperationRegistry } from '../../src/operations/operationRegistry.js';
 import { claimOutboxBatch } from '../../src/outbox/claimOutboxBatch.js';
 import { markPublished } from '../../src/outbox/markPublished.js';
-import { OperationRegistry } from '../../src/providers/operationRegistry.js';
 import { CLAIM_BATCH_SQL, claimQueuedJobs, claimUnownedAttempt } from '../../src/worker/claimJobs.js';
 import { completeAndClaim } from '../../src/worker/completeAndClaim.js';
 import {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isOnejobError } from '../../src/errors/OnejobError.js';
-import { defineOperation } from '../../src/library/defineOperation.js';
+import { defineOperation } from '../../src/operations/defineOperation.js';
 import { startLibrary } from './libraryKit.js';
 
 const ship = defineOperation('ship', {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isOnejobError } from '../../src/errors/OnejobError.js';
-import { DefiniteFailure } from '../../src/library/DefiniteFailure.js';
-import { defineOperation } from '../../src/library/defineOperation.js';
+import { DefiniteFailure } from '../../src/operations/DefiniteFailure.js';
+import { defineOperation } from '../../src/operations/defineOperation.js';
 import { Gate } from '../helpers/fakePaymentServer.js';
 import { startLibrary, until } from './libraryKit.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payloadDigest } from '../../src/jobs/attemptRow.js';
-import { defineOperation } from '../../src/library/defineOperation.js';
+import { defineOperation } from '../../src/operations/defineOperation.js';
 import { Gate } from '../helpers/fakePaymentServer.js';
 import { startLibrary, until } from './libraryKit.js';
 

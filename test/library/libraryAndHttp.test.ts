@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isOnejobError } from '../../src/errors/OnejobError.js';
 import { ApiKeys } from '../../src/http/apiKeys.js';
 import { buildServer } from '../../src/http/buildServer.js';
-import { defineOperation } from '../../src/library/defineOperation.js';
+import { defineOperation } from '../../src/operations/defineOperation.js';
 import { startLibrary } from './libraryKit.js';
 
 const charge = defineOperation('charge', {

@@ -2,8 +2,8 @@
 // operations), on a fresh cloned database.
 import type { OnejobConfig } from '../../src/config/types.js';
 import { createOnejob, type TypedOnejob } from '../../src/createOnejob.js';
-import type { AnyCodeOperation } from '../../src/library/defineOperation.js';
 import { createLogger } from '../../src/observability/createLogger.js';
+import type { AnyCodeOperation } from '../../src/operations/defineOperation.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 export const FAST_WORKER: OnejobConfig['worker'] = { leaseMs: 1_000, pollMs: 20, graceMs: 30_000 };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OnejobConfig } from '../../src/config/types.js';
-import { defineOperation } from '../../src/library/defineOperation.js';
+import { defineOperation } from '../../src/operations/defineOperation.js';
 import { FAST_WORKER, startLibrary, until } from './libraryKit.js';
 
 // A `onejob serve`-like engine (config operations only) and a service embedding onejob with

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { operationSchema } from '../../src/config/configSchema.js';
 import type { OnejobConfig, OperationConfig } from '../../src/config/types.js';
-import { operationInputChecks } from '../../src/providers/operationInputChecks.js';
-import { OperationRegistry } from '../../src/providers/operationRegistry.js';
+import { operationInputChecks } from '../../src/operations/operationInputChecks.js';
+import { OperationRegistry } from '../../src/operations/operationRegistry.js';
 
 const summarize = {
   kind: 'inference.chat',

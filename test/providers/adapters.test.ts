@@ -1,9 +1,9 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OperationConfig } from '../../src/config/types.js';
+import { operationFromConfig } from '../../src/operations/operationRegistry.js';
 import { createAnthropicProvider } from '../../src/providers/anthropicProvider.js';
 import { createOpenAiProvider } from '../../src/providers/openaiProvider.js';
-import { operationFromConfig } from '../../src/providers/operationRegistry.js';
 import type { ProviderCall } from '../../src/providers/types.js';
 import { type FakeAnthropicServer, startFakeAnthropicServer } from '../helpers/fakeAnthropicServer.js';
 import { type FakeOpenAiServer, Gate, startFakeOpenAiServer } from '../helpers/fakeOpenAiServer.js';

@@ -1,8 +1,8 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationConfig } from '../../src/config/types.js';
+import { operationFromConfig } from '../../src/operations/operationRegistry.js';
 import { createOpenAiProvider } from '../../src/providers/openaiProvider.js';
-import { operationFromConfig } from '../../src/providers/operationRegistry.js';
 import type { ProviderCall } from '../../src/providers/types.js';
 import { type FakeOpenAiServer, startFakeOpenAiServer } from '../helpers/fakeOpenAiServer.js';
 

@@ -3,8 +3,8 @@
 // never get that far: the registry's providers hand the engine scrubbed outcomes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OnejobConfig } from '../../src/config/types.js';
+import { operationFromConfig } from '../../src/operations/operationRegistry.js';
 import { createProviders } from '../../src/providers/createProviders.js';
-import { operationFromConfig } from '../../src/providers/operationRegistry.js';
 import type { ProviderCall } from '../../src/providers/types.js';
 import { type FakeOpenAiServer, startFakeOpenAiServer } from '../helpers/fakeOpenAiServer.js';
 import { type FakePaymentServer, startFakePaymentServer } from '../helpers/fakePaymentServer.js';

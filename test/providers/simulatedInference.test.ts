@@ -2,8 +2,8 @@
 // so the quick start can show a verified failover with no network at all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationConfig } from '../../src/config/types.js';
+import { operationFromConfig } from '../../src/operations/operationRegistry.js';
 import { sampleFromSchema } from '../../src/providers/inference/simulateInference.js';
-import { operationFromConfig } from '../../src/providers/operationRegistry.js';
 import { createSimulatedProvider } from '../../src/providers/simulatedProvider.js';
 import { verifyProvider } from '../../src/providers/verification/verifyProvider.js';
 import { configWith, createJob, jobInState } from '../attempts/attemptTestKit.js';

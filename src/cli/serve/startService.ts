@@ -14,8 +14,8 @@ import { BACKGROUND_ROLES, type BackgroundRole } from '../../engine/startRoles.j
 import { ApiKeys, devToken } from '../../http/apiKeys.js';
 import { buildServer } from '../../http/buildServer.js';
 import { ADMIN_TOKEN_FILE, storedToken } from '../../http/storedToken.js';
-import type { AnyCodeOperation } from '../../library/defineOperation.js';
 import { createLogger, type LogFormat, logFormat } from '../../observability/createLogger.js';
+import type { AnyCodeOperation } from '../../operations/defineOperation.js';
 import { checkServiceEnv, type ServiceSettings } from './checkServiceEnv.js';
 import { StartupError } from './StartupError.js';
 

@@ -19,7 +19,7 @@ import {
 import { endJobSpan, startJobSpan } from '../../jobs/jobSpan.js';
 import { type JobView, SETTLED_JOB_STATES } from '../../jobs/jobView.js';
 import { type JobPage, type ListJobsQuery, listJobs } from '../../jobs/listJobs.js';
-import type { JobReadOptions } from '../../library/typedJobs.js';
+import type { JobReadOptions } from '../../operations/code/typedJobs.js';
 import type { EngineDeps, TxOption } from '../engineDeps.js';
 
 /** Longest a long-poll goes without re-reading its job when no wake-up arrives. */

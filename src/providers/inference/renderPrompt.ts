@@ -1,7 +1,7 @@
 // Prompt templates of inference operations: `{{name}}` (or `{{a.b}}` for nested input)
 // is replaced by the job input's value. No logic, no escaping: what the template says
 // plus the input is exactly what the model reads.
-import type { InputProblem } from '../operationRegistry.js';
+import type { InputProblem } from '../../operations/operationRegistry.js';
 
 export interface PromptTemplate {
   system?: string | undefined;

@@ -2,13 +2,13 @@
 // becomes an Operation (so intake validates its input like any configured operation) and
 // each of its provider names a code Provider (so the worker runs it like any other attempt).
 import type { Logger } from 'pino';
-import type { OnejobConfig, OperationConfig } from '../config/types.js';
-import type { Queryable } from '../db/createPool.js';
-import { type Operation, operationFromConfig } from '../providers/operationRegistry.js';
-import type { Provider } from '../providers/types.js';
+import type { OnejobConfig, OperationConfig } from '../../config/types.js';
+import type { Queryable } from '../../db/createPool.js';
+import type { Provider } from '../../providers/types.js';
+import type { AnyCodeOperation } from '../defineOperation.js';
+import { type Operation, operationFromConfig } from '../operationRegistry.js';
 import { createAttemptWatch } from './attemptWatch.js';
 import { CODE_PROVIDER_KIND, createCodeProvider } from './codeProvider.js';
-import type { AnyCodeOperation } from './defineOperation.js';
 
 /** The code operations' parts: their operations, their providers, and what close() stops. */
 export interface CodeOperationParts {

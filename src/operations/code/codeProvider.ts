@@ -2,10 +2,10 @@
 // operation of each call. It turns what `run` does into an honest outcome: a return value
 // is a candidate result, a DefiniteFailure a failure, anything else unknown.
 import type { Logger } from 'pino';
-import type { Provider, ProviderCall, ProviderOutcome } from '../providers/types.js';
+import type { Provider, ProviderCall, ProviderOutcome } from '../../providers/types.js';
+import { isDefiniteFailure } from '../DefiniteFailure.js';
+import type { AnyCodeOperation } from '../defineOperation.js';
 import type { AttemptWatch } from './attemptWatch.js';
-import { isDefiniteFailure } from './DefiniteFailure.js';
-import type { AnyCodeOperation } from './defineOperation.js';
 
 export const CODE_PROVIDER_KIND = 'code';
 

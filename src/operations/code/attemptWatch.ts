@@ -1,6 +1,6 @@
 // Tells running code attempts when to stop: one query per interval for all of this
 // process's in-flight code attempts, and only while there are any.
-import type { Queryable } from '../db/createPool.js';
+import type { Queryable } from '../../db/createPool.js';
 
 // An attempt should stop when it can no longer win: it was abandoned, failed or lost, or
 // its job was completed by another attempt or cancelled. `unknown` is not a reason: a

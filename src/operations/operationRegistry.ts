@@ -50,7 +50,7 @@ export type InputCheck = (input: unknown, operation: OperationConfig) => InputPr
 /**
  * Extra input checks by operation kind, run after the input schema (for example, an
  * inference prompt template whose variables must all be present in the input). The
- * engine passes the providers' list (src/providers/operationInputChecks.ts) when it builds
+ * engine passes the providers' list (src/operations/operationInputChecks.ts) when it builds
  * the registry, so no check depends on which modules happened to be imported first.
  */
 export type InputChecks = ReadonlyMap<string, InputCheck>;

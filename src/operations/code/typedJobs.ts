@@ -1,9 +1,9 @@
 // The types that carry code operations' input and result types into `onejob.jobs`. For an
 // operation name the engine knows only at run time (a config operation, a string from an
 // HTTP body) they fall back to the untyped shapes.
-import type { CreateJobRequest } from '../jobs/createJob.js';
-import type { JobView } from '../jobs/jobView.js';
-import type { OperationInput, OperationName, OperationResult } from './defineOperation.js';
+import type { CreateJobRequest } from '../../jobs/createJob.js';
+import type { JobView } from '../../jobs/jobView.js';
+import type { OperationInput, OperationName, OperationResult } from '../defineOperation.js';
 
 /**
  * The `input` type of operation `O`: the type inferred from its `inputSchema` for a code operation, a plain object otherwise.

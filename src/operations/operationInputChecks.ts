@@ -2,7 +2,7 @@
 // engine hands to its operation registry: a missing prompt variable is an input error at
 // job creation (422 input_invalid), not a failed attempt later.
 
-import { promptInputProblems } from './inference/renderPrompt.js';
+import { promptInputProblems } from '../providers/inference/renderPrompt.js';
 import type { InputChecks } from './operationRegistry.js';
 
 export const operationInputChecks: InputChecks = new Map([
