@@ -71,7 +71,9 @@ function serverOptions(onejob: Onejob, http: HttpSettings): FastifyHttpOptions<S
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : uuidv7();
     },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
+    // verbose: a failure carries its schema, so an unknown property's problem can list the
+    // known ones (src/http/validationProblem.ts); it costs nothing on a valid request.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false, verbose: true } },
     // Query strings, path parameters and headers are text, so they are coerced to their
     // schema types; JSON bodies have types of their own and are never coerced (an amount
     // of true or "12" is a client bug to report, not a transfer of 1 or 12).

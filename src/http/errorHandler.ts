@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable, isDataException } from '../db/sqlstate.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { sendProblem } from './sendProblem.js';
+import { validationProblem } from './validationProblem.js';
 
 // Fastify's own error codes, mapped to ours so clients branch on one vocabulary.
 const FASTIFY_CODES: Record<string, (request: FastifyRequest) => OnejobError> = {
@@ -29,13 +30,8 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   if (error instanceof OnejobError) return sendProblem(reply, error);
   const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
   if (mapped) return sendProblem(reply, mapped(request));
-  if (error.validation) {
-    const where = error.validationContext ?? 'request';
-    const detail = error.validation
-      .map((v) => `${where}${v.instancePath} ${v.message ?? 'is invalid'}`)
-      .join('; ');
-    return sendProblem(reply, new OnejobError('request_invalid', detail));
-  }
+  if (error.validation)
+    return sendProblem(reply, validationProblem(error.validation, error.validationContext));
   if (error instanceof SyntaxError && error.message.includes('JSON')) {
     return sendProblem(reply, new OnejobError('invalid_json', 'The request body is not valid JSON.'));
   }

@@ -87,7 +87,7 @@ function decodeCursor(cursor: string): [string, string] {
     !/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2})?|Z)?$/.test(at) ||
     !/^[0-9a-f-]{36}$/i.test(id)
   ) {
-    throw new OnejobError('request_invalid', 'The cursor is not one this API returned.');
+    throw new OnejobError('request_invalid', 'cursor is not one this API returned.', { param: 'cursor' });
   }
   return [at, id];
 }

@@ -75,10 +75,10 @@ export async function listEntries(
   const asOf = after?.asOf ?? checkAsOf(query.asOf);
   const limit = query.limit ?? 100;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
-    throw new OnejobError('request_invalid', 'limit must be an integer from 1 to 1000');
+    throw new OnejobError('request_invalid', 'limit must be an integer from 1 to 1000', { param: 'limit' });
   }
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
-    throw new OnejobError('request_invalid', 'limit must be 1 to 1000');
+    throw new OnejobError('request_invalid', 'limit must be 1 to 1000', { param: 'limit' });
 
   const head = (await db.query<{ currency: string; as_of: string }>(ACCOUNT_SQL, [ownerId, account, asOf]))
     .rows[0];
@@ -141,7 +141,8 @@ function encodeCursor(c: EntryCursor): string {
   return Buffer.from(JSON.stringify([c.asOf, c.recordedAt, c.transferId, c.side])).toString('base64url');
 }
 
-const badCursor = () => new OnejobError('request_invalid', 'cursor is not one this API returned');
+const badCursor = () =>
+  new OnejobError('request_invalid', 'cursor is not one this API returned', { param: 'cursor' });
 
 function checkInstants(asOf: unknown, recordedAt: unknown): void {
   try {

@@ -52,7 +52,9 @@ function decodeCursor(cursor: string): [string, string, string] {
   } catch {
     // fall through
   }
-  throw new OnejobError('request_invalid', 'cursor is not a cursor returned by this endpoint');
+  throw new OnejobError('request_invalid', 'cursor is not a cursor returned by this endpoint', {
+    param: 'cursor',
+  });
 }
 
 /** Filters and paging of `listDeadLetters`. */

@@ -26,6 +26,9 @@ interface Case {
   headers?: Record<string, string>;
   body?: string;
   token?: string | null;
+  /** request_invalid names the field at fault, in the detail and as `param`. */
+  detail?: RegExp;
+  param?: string;
 }
 
 const cases: Case[] = [
@@ -56,20 +59,43 @@ const cases: Case[] = [
   },
   { name: 'malformed JSON', status: 400, code: 'invalid_json', body: '{"operation": "charge", "input": {' },
   { name: 'empty body', status: 400, code: 'invalid_json', body: '' },
-  { name: 'array body', status: 400, code: 'request_invalid', body: '[1,2]' },
-  { name: 'string body', status: 400, code: 'request_invalid', body: '"charge"' },
+  {
+    name: 'array body',
+    status: 400,
+    code: 'request_invalid',
+    body: '[1,2]',
+    detail: /^body must be object$/,
+  },
+  {
+    name: 'string body',
+    status: 400,
+    code: 'request_invalid',
+    body: '"charge"',
+    detail: /^body must be object$/,
+  },
   {
     name: 'input is not an object',
     status: 400,
     code: 'request_invalid',
     body: '{"operation":"charge","input":[1]}',
+    detail: /^body field input must be object$/,
+    param: 'input',
   },
-  { name: 'missing input', status: 400, code: 'request_invalid', body: '{"operation":"charge"}' },
+  {
+    name: 'missing input',
+    status: 400,
+    code: 'request_invalid',
+    body: '{"operation":"charge"}',
+    detail: /^body field input is required$/,
+    param: 'input',
+  },
   {
     name: 'unknown top-level field',
     status: 400,
     code: 'request_invalid',
     body: '{"operation":"charge","input":{"amount":1},"ownerId":"x"}',
+    detail: /^body field ownerId is not a known property \(known: operation, input,/,
+    param: 'ownerId',
   },
   {
     name: 'body over 1 MiB',
@@ -120,11 +146,29 @@ describe('bad input to POST /v1/jobs gets a clear problem and writes nothing', (
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     const problem = (await response.json()) as Record<string, unknown>;
     expect(problem).toMatchObject({ status: c.status, code: c.code });
+    if (c.detail) expect(problem.detail).toMatch(c.detail);
+    if (c.param) expect(problem.param).toBe(c.param);
     expect(typeof problem.title).toBe('string');
     expect(typeof problem.detail).toBe('string');
     expect(problem.type).toBe(`https://onejob.dev/errors/${c.code}`);
     expect(JSON.stringify(problem)).not.toMatch(/at .*\.ts:|SELECT|INSERT/);
     expect(await rowCounts()).toEqual(before);
+  });
+
+  it('request_invalid names the query parameter at fault, an unknown one by its name', async () => {
+    const unknown = await t.request('/v1/jobs?colour=red');
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({
+      code: 'request_invalid',
+      param: 'colour',
+      detail: expect.stringMatching(/^query field colour is not a known property \(known: .*limit/),
+    });
+    const bad = await t.request('/v1/jobs?limit=lots');
+    expect(await bad.json()).toMatchObject({
+      code: 'request_invalid',
+      param: 'limit',
+      detail: expect.stringMatching(/^query field limit must be integer$/),
+    });
   });
 
   it('a bad input does not burn the key: the same key then works with a good body', async () => {
