@@ -28,14 +28,13 @@ export async function makeProviderSlots(db: Queryable, caps: Record<string, numb
 }
 
 // A slot is free when nobody holds it, or its holder is no longer a live attempt under a
-// valid lease (finished, unknown, never committed, or its worker gone): the claim's rule.
+// valid lease (finished, unknown, never committed, or its worker gone): the claim's rule,
+// read in a fresh snapshot (migration 0019 says why).
 const TAKE_SQL = `
 WITH slot AS (
   SELECT s.provider, s.slot_no FROM onejob.provider_slots s
   WHERE s.provider = $1 AND s.slot_no <= $2::int
-    AND (s.holder IS NULL OR NOT EXISTS (
-      SELECT 1 FROM (SELECT a.state, a.lease_expires_at FROM onejob.attempts a WHERE a.id = s.holder OFFSET 0) h
-      WHERE h.state IN ('starting', 'running') AND h.lease_expires_at > now()))
+    AND (s.holder IS NULL OR NOT onejob.provider_slot_held(s.holder))
   ORDER BY s.slot_no
   LIMIT 1
   FOR UPDATE SKIP LOCKED

@@ -57,7 +57,8 @@ const prefixed = (alias: string) =>
 // - `paced`: a job whose next provider is paused (provider_pauses) is left queued.
 // - `slots`: a provider with a cap in $10 (`maxConcurrency`) lends a slot row per attempt,
 //   taken under its row lock (FOR UPDATE SKIP LOCKED): two claims in flight never take the
-//   same slot, which counting live attempts could not promise. A job without a slot stays
+//   same slot, which counting live attempts could not promise. Whether a slot's holder
+//   still holds it is read in a fresh snapshot (migration 0019 says why). A job without a slot stays
 //   queued and burns no attempt. The slot names the attempt that holds it (`held`).
 /**
  * The claim's WITH members, without WITH (the statement needs `WITH RECURSIVE`): its
@@ -131,7 +132,6 @@ picked AS (
 
 /** `paced`, `slots` and `chosen`: the picked jobs whose provider is neither paused nor full. */
 function paceCtes(p: Param): string {
-  const live = sqlStates(['starting', 'running']);
   return `paced AS (
   SELECT pk.*, pv.provider,
          row_number() OVER (PARTITION BY pv.provider ORDER BY pk.rank, pk.turn) AS in_line
@@ -148,9 +148,7 @@ slots AS (
   CROSS JOIN LATERAL (
     SELECT s.provider, s.slot_no FROM onejob.provider_slots s
     WHERE s.provider = need.provider AND s.slot_no <= (${p(10)}::jsonb ->> need.provider)::int
-      AND (s.holder IS NULL OR NOT EXISTS (
-        SELECT 1 FROM (SELECT a.state, a.lease_expires_at FROM onejob.attempts a WHERE a.id = s.holder OFFSET 0) h
-        WHERE h.state IN (${live}) AND h.lease_expires_at > now()))
+      AND (s.holder IS NULL OR NOT onejob.provider_slot_held(s.holder))
     ORDER BY s.slot_no
     LIMIT ${p(3)}
     FOR UPDATE SKIP LOCKED

@@ -25,6 +25,7 @@ const RELEASED: Record<string, string> = {
   '0012_owner_in_every_key': 'c0dbb937ea887349d5cf9ebd9ad8fcedeafba79cebf7d4dbae92904e0f8a3e82',
   '0014_fair_and_paced_work': '245c5a142dbcfeb0c1225ca018b837d7b24f42912207984fac19965e63a0940d',
   '0015_jobs_run_at': '62510b86754aebfffa26aa9ad7f6719083caab3975025dde8ee9a0913669acac',
+  '0019_provider_slot_holder_check': '1e39cd40271826fa78506da9cc53ace1215927f642909d72832131dfd385824f',
 };
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
