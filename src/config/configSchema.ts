@@ -317,6 +317,9 @@ export const configSchema = {
         jobBurst: { type: 'integer', minimum: 1, maximum: 10_000_000 },
         authFailuresPerSecond: { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000 },
         authFailureBurst: { type: 'integer', minimum: 1, maximum: 10_000_000 },
+        // Apart from `enabled`: a deployment that drops per-owner limits for throughput
+        // still throttles token guessing unless it says so here.
+        authFailureThrottle: { type: 'boolean' },
       },
     },
     database: {

@@ -116,7 +116,9 @@ function addRequestHooks(
       adminToken: options.adminToken,
       metricsToken: options.metricsToken,
       requests: limits.enabled ? new TokenBuckets(limits.requestsPerSecond, limits.requestBurst) : undefined,
-      failures: limits.enabled
+      // Its own switch, not limits.enabled: per-owner limits are a throughput choice, the
+      // throttle on token guessing is a security one (off only when the config says so).
+      failures: limits.authFailureThrottle
         ? new TokenBuckets(limits.authFailuresPerSecond, limits.authFailureBurst)
         : undefined,
     }),
@@ -180,6 +182,14 @@ async function registerRoutes(
 export async function buildServer(onejob: Onejob, options: ServerOptions): Promise<FastifyInstance> {
   const http = httpSettings(onejob.config.http);
   const limits = limitSettings(onejob.config.limits);
+  if (!limits.authFailureThrottle)
+    onejob.logger.warn(
+      'limits.authFailureThrottle is false: failed authentications are not throttled, so tokens can be guessed as fast as the server answers',
+    );
+  else if (!limits.enabled)
+    onejob.logger.info(
+      'limits.enabled is false: no per-owner request or job buckets; failed authentications are still throttled (limits.authFailureThrottle)',
+    );
   const app = Fastify(serverOptions(onejob, http));
 
   // Response schemas document the API; serialisation stays plain JSON so no field is dropped.

@@ -30,12 +30,14 @@ export const LIMIT_DEFAULTS = {
   jobBurst: 2000,
   authFailuresPerSecond: 1,
   authFailureBurst: 30,
+  authFailureThrottle: true,
 } as const satisfies Required<LimitsConfig>;
 
 export type HttpSettings = { -readonly [K in keyof typeof HTTP_DEFAULTS]: number };
-export type LimitSettings = { enabled: boolean } & Omit<
+type Switches = 'enabled' | 'authFailureThrottle';
+export type LimitSettings = { [K in Switches]: boolean } & Omit<
   { -readonly [K in keyof typeof LIMIT_DEFAULTS]: number },
-  'enabled'
+  Switches
 >;
 
 export function httpSettings(config: HttpConfig | undefined): HttpSettings {

@@ -24,14 +24,22 @@ export interface TestApp {
 }
 
 export async function startTestApp(
-  options: { config?: OnejobConfig; db?: TestDatabase; poolMax?: number } = {},
+  options: {
+    config?: OnejobConfig;
+    db?: TestDatabase;
+    poolMax?: number;
+    /** Collects the service's log lines (JSON, info and up) instead of dropping them. */
+    logLines?: string[];
+  } = {},
 ): Promise<TestApp> {
   const db = options.db ?? (await createTestDatabase());
   const config = validateConfig(structuredClone(options.config ?? defaultConfig), 'test config', process.env);
   const onejob = createOnejob({
     connectionString: db.url,
     config,
-    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    logger: options.logLines
+      ? createLogger('info', { write: (line: string) => void options.logLines?.push(line) })
+      : createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
   });
   const app = await buildServer(onejob, {
     apiKeys: new ApiKeys([

@@ -69,3 +69,44 @@ describe('failed authentication', () => {
     expect((await getFrom('127.0.0.9', '/healthz', 'x')).status).toBe(200);
   });
 });
+
+describe('the failed-authentication throttle has its own switch', () => {
+  it('with limits.enabled false, token guessing still gets 429 past the burst', async () => {
+    const open = await startTestApp({
+      config: {
+        ...structuredClone(defaultConfig),
+        limits: { enabled: false, authFailuresPerSecond: 0.001, authFailureBurst: 3 },
+      } as OnejobConfig,
+    });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++)
+        statuses.push((await open.request('/v1/jobs', { token: `guess-${i}` })).status);
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    } finally {
+      await open.close();
+    }
+  });
+
+  it('limits.authFailureThrottle false turns it off, and the server says so when it starts', async () => {
+    const lines: string[] = [];
+    const open = await startTestApp({
+      config: {
+        ...structuredClone(defaultConfig),
+        limits: { authFailureThrottle: false, authFailuresPerSecond: 0.001, authFailureBurst: 3 },
+      } as OnejobConfig,
+      logLines: lines,
+    });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++)
+        statuses.push((await open.request('/v1/jobs', { token: `guess-${i}` })).status);
+      expect(statuses).toEqual([401, 401, 401, 401, 401]);
+      expect(lines.join('\n')).toMatch(
+        /limits\.authFailureThrottle is false: failed authentications are not throttled/,
+      );
+    } finally {
+      await open.close();
+    }
+  });
+});
