@@ -26,7 +26,7 @@ export type TokenSource = string | (() => string | Promise<string>) | undefined;
 export type RetryMode = 'always' | 'unprocessed';
 
 export interface RequestOptions {
-  query?: Record<string, string | number | undefined | null>;
+  query?: Record<string, string | number | boolean | undefined | null>;
   body?: unknown;
   headers?: Record<string, string>;
   signal?: AbortSignal | undefined;

@@ -52,6 +52,8 @@ export interface ListJobsQuery {
   state?: JobState;
   operation?: string;
   idempotencyKey?: string;
+  /** true: only queued jobs whose runAt is still ahead (waiting for their time). */
+  waiting?: boolean;
   /** 1 to 200, default 50. */
   limit?: number;
   cursor?: string | null;

@@ -11,6 +11,8 @@ export interface ListJobsQuery {
   /** Exact idempotency key, for finding the job of one intent. */
   idempotencyKey?: string;
   operation?: string;
+  /** Only queued jobs whose runAt is still ahead: the jobs waiting for their time. */
+  waiting?: boolean;
   /**
    * Stop the page before the job that would take it past this many bytes of JSON (input,
    * result and errors; at least one job is always returned), counted by PostgreSQL so that
@@ -36,7 +38,8 @@ const JOB_BYTES = `(octet_length(j.input::text) + coalesce(octet_length(j.result
 const FILTERS = `j.owner_id = $1 AND j.created_at IS NOT NULL
   AND ($2::text IS NULL OR j.state = $2)
   AND ($5::text IS NULL OR j.idempotency_key = $5)
-  AND ($6::text IS NULL OR j.operation = $6)`;
+  AND ($6::text IS NULL OR j.operation = $6)
+  AND ($9::boolean IS NOT TRUE OR (j.state = 'queued' AND j.run_at > now()))`;
 
 const FITS = '(w.n = 1 OR $8::bigint IS NULL OR w.total <= $8::bigint)';
 
@@ -106,6 +109,7 @@ export async function listJobs(db: Queryable, ownerId: string, query: ListJobsQu
       query.operation ?? null,
       limit,
       query.maxBytes ?? null,
+      query.waiting === true,
     ],
   );
   const read = rows.filter((r): r is JobRow & { cursor_at: string } => r.id !== null);

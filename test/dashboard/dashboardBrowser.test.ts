@@ -148,3 +148,52 @@ it("the job page shows each attempt's cost and the job's total, and every date i
   expect(consoleErrors).toEqual([]);
   await page.close();
 });
+
+it('jobs waiting for their time show when they run, and the filter lists only them', async () => {
+  const tag = `${Date.now()}`;
+  const runAt = '2040-01-02T03:04:05.000Z';
+  const waiting = (await (
+    await postJob(t, `waits-${tag}`, { operation: 'charge', input: { amount: 1 }, runAt })
+  ).json()) as { id: string };
+  await postJob(t, `now-${tag}`, { operation: 'charge', input: { amount: 2 } });
+
+  const page = await context!.newPage();
+  const consoleErrors: string[] = [];
+  page.on('pageerror', (e) => consoleErrors.push(e.message));
+  await page.goto(`${t.url}/`);
+  await page.getByLabel('API token').fill(OWNER_A.token);
+  await page.keyboard.press('Enter');
+
+  // In the list: the waiting job carries "waits until" and its time; the other job none.
+  const rows = page.locator('#job-results tbody tr');
+  await expect.poll(() => rows.filter({ hasText: `waits-${tag}` }).count()).toBe(1);
+  const waitingRow = rows.filter({ hasText: `waits-${tag}` });
+  expect(await waitingRow.getByTestId('waits-until').textContent()).toMatch(/^waits until /);
+  expect(await waitingRow.locator('[data-testid="waits-until"] time').getAttribute('datetime')).toBe(runAt);
+  expect(
+    await rows
+      .filter({ hasText: `now-${tag}` })
+      .getByTestId('waits-until')
+      .count(),
+  ).toBe(0);
+
+  // The filter asks the server for the waiting jobs only.
+  await page.getByLabel('Waiting for their time').check();
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect.poll(() => page.url()).toContain('waiting=true');
+  // The new page of results has arrived once its rows are the waiting ones only.
+  await expect
+    .poll(async () => [
+      await rows.filter({ hasText: `waits-${tag}` }).count(),
+      await rows.filter({ hasText: `now-${tag}` }).count(),
+    ])
+    .toEqual([1, 0]);
+
+  // The job's page says when it runs.
+  await waitingRow.getByRole('link').click();
+  await page.getByTestId('job-run-at').waitFor();
+  expect(await page.locator('[data-testid="job-run-at"] time').getAttribute('datetime')).toBe(runAt);
+  expect(await page.getByTestId('job-state').textContent()).toMatch(/^queued waits until /);
+  expect(await page.locator('dl.facts').textContent()).toContain(waiting.id);
+  expect(consoleErrors).toEqual([]);
+});

@@ -130,6 +130,32 @@ describe('runAt on intake', () => {
     ).not.toBe(stored);
   });
 
+  it('the list with waiting=true holds the queued jobs whose runAt is ahead, and no other', async () => {
+    const ahead = (await (
+      await postJob(t, 'list-ahead', {
+        operation: 'charge',
+        input: { amount: 7 },
+        runAt: '2040-01-01T00:00:00Z',
+      })
+    ).json()) as JobJson;
+    await postJob(t, 'list-past', {
+      operation: 'charge',
+      input: { amount: 7 },
+      runAt: '2001-01-01T00:00:00Z',
+    });
+    await postJob(t, 'list-none', { operation: 'charge', input: { amount: 7 } });
+    const page = (await (await t.request('/v1/jobs?waiting=true&limit=200')).json()) as { items: JobJson[] };
+    const keys = page.items.map((j) => (j as JobJson & { idempotencyKey: string }).idempotencyKey);
+    expect(keys).toContain('list-ahead');
+    expect(keys).not.toContain('list-past');
+    expect(keys).not.toContain('list-none');
+    expect(page.items.every((j) => j.state === 'queued' && Date.parse(j.runAt!) > Date.now())).toBe(true);
+    // A waiting job that started (here: cancelled) is no longer listed.
+    expect((await t.request(`/v1/jobs/${ahead.id}/cancel`, { method: 'POST', json: {} })).status).toBe(200);
+    const after = (await (await t.request('/v1/jobs?waiting=true&limit=200')).json()) as { items: JobJson[] };
+    expect(after.items.map((j) => j.id)).not.toContain(ahead.id);
+  });
+
   it('the library takes runAt as a Date and refuses an invalid one before writing', async () => {
     const at = new Date(Date.UTC(2033, 0, 1));
     const { job } = await t.onejob.jobs.create({

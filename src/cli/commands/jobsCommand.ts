@@ -114,6 +114,7 @@ function readCommands(jobs: Command) {
     .option('-s, --state <state>', `only jobs in this state (${JOB_STATES.join(', ')})`)
     .option('-o, --operation <operation>', 'only jobs of this operation')
     .option('-k, --key <key>', 'the job of this idempotency key')
+    .option('--waiting', 'only queued jobs whose --run-at is still ahead')
     .option('-n, --limit <n>', 'jobs per page (1 to 200)', positiveInt, 20)
     .option('--cursor <cursor>', 'continue after a previous page')
     .option('--json', 'print the page as JSON ({items, nextCursor})')
@@ -122,6 +123,7 @@ function readCommands(jobs: Command) {
         state?: string;
         operation?: string;
         key?: string;
+        waiting?: boolean;
         limit: number;
         cursor?: string;
         json?: boolean;
@@ -132,6 +134,7 @@ function readCommands(jobs: Command) {
           state: o.state as JobState | undefined,
           operation: o.operation,
           idempotencyKey: o.key,
+          ...(o.waiting && { waiting: true }),
           limit: o.limit,
           cursor: o.cursor,
         });

@@ -28,6 +28,22 @@ const timeElement = (iso, ms) =>
   iso ? h('time', { datetime: iso, title: iso, class: 'nowrap' }, formatTime(iso, ms)) : '-';
 export const time = (iso) => timeElement(iso, false);
 export const timeMs = (iso) => timeElement(iso, true);
+/**
+ * To put after a job's state badge: for a queued job whose runAt is still ahead, a space and
+ * "waits until" with the time; otherwise nothing, so the state reads alone.
+ */
+export const waitsUntil = (job, now = Date.now()) =>
+  job.state === 'queued' && job.runAt && Date.parse(job.runAt) > now
+    ? [
+        ' ',
+        h(
+          'span',
+          { class: 'badge s-waiting', 'data-testid': 'waits-until' },
+          'waits until ',
+          time(job.runAt),
+        ),
+      ]
+    : null;
 export const duration = (from, to) => {
   if (!from || !to) return '-';
   const d = Date.parse(to) - Date.parse(from);

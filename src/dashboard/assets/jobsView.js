@@ -1,6 +1,6 @@
 // The jobs list: filters, paging and the optional auto-refresh.
 import { api, failure } from './api.js';
-import { age, badge, formatTime, h, short, table, time } from './dom.js';
+import { age, badge, formatTime, h, short, table, time, waitsUntil } from './dom.js';
 import { show, viewSignal } from './view.js';
 
 const STATES = ['queued', 'running', 'succeeded', 'failed', 'unknown', 'cancelled'];
@@ -50,12 +50,24 @@ export async function jobsView(params) {
         id: 'key-search',
       }),
     ),
+    h(
+      'label',
+      { class: 'toggle' },
+      h('input', {
+        type: 'checkbox',
+        name: 'waiting',
+        value: 'true',
+        checked: params.get('waiting') === 'true',
+      }),
+      'Waiting for their time',
+    ),
     h('button', { type: 'submit' }, 'Search'),
   );
   const results = h('div', { id: 'job-results' });
   const query = () => {
     const q = new URLSearchParams({ limit: '50' });
-    for (const k of ['state', 'operation', 'idempotencyKey']) if (params.get(k)) q.set(k, params.get(k));
+    for (const k of ['state', 'operation', 'idempotencyKey', 'waiting'])
+      if (params.get(k)) q.set(k, params.get(k));
     return q;
   };
   const refreshed = h('span', { class: 'muted', 'data-testid': 'refreshed-at' });
@@ -102,7 +114,7 @@ async function loadJobs(container, query) {
         h('span', { class: 'id-full' }, j.id),
         h('span', { class: 'id-short', 'aria-hidden': 'true' }, short(j.id)),
       ),
-      badge(j.state),
+      h('span', { class: 'nowrap' }, badge(j.state), waitsUntil(j)),
       age(j.createdAt),
       j.operation,
       h(

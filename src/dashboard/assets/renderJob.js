@@ -2,7 +2,19 @@
 import { abandonAction, actionButton, cancelAction, startAttemptAction } from './actions.js';
 import { failure } from './api.js';
 import { listAttempts } from './attemptList.js';
-import { badge, duration, FINAL_STATES, h, json, micros, short, table, time, timeMs } from './dom.js';
+import {
+  badge,
+  duration,
+  FINAL_STATES,
+  h,
+  json,
+  micros,
+  short,
+  table,
+  time,
+  timeMs,
+  waitsUntil,
+} from './dom.js';
 import { drawTimeline } from './timeline.js';
 import { render, show, statusLine } from './view.js';
 
@@ -22,7 +34,7 @@ function jobFacts(job) {
     h('dt', {}, 'Job'),
     h('dd', { class: 'mono nowrap' }, job.id),
     h('dt', {}, 'State'),
-    h('dd', { 'data-testid': 'job-state' }, badge(job.state)),
+    h('dd', { 'data-testid': 'job-state' }, badge(job.state), waitsUntil(job)),
     h('dt', {}, 'Operation'),
     h('dd', {}, job.operation),
     h('dt', {}, 'Idempotency key'),
@@ -41,6 +53,7 @@ function jobFacts(job) {
     ),
     h('dt', {}, 'Created'),
     h('dd', {}, timeMs(job.createdAt)),
+    job.runAt && [h('dt', {}, 'Run at'), h('dd', { 'data-testid': 'job-run-at' }, timeMs(job.runAt))],
     h('dt', {}, 'Updated'),
     h('dd', {}, timeMs(job.updatedAt)),
   );

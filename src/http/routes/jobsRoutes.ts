@@ -159,6 +159,7 @@ function listJobsRoute(app: FastifyInstance, { onejob, listSlots, maxListBytes }
       cursor?: string;
       idempotencyKey?: string;
       operation?: string;
+      waiting?: boolean;
     };
   }>(
     '/v1/jobs',
@@ -175,6 +176,10 @@ function listJobsRoute(app: FastifyInstance, { onejob, listSlots, maxListBytes }
             cursor: { type: 'string', maxLength: 200 },
             idempotencyKey: { type: 'string', maxLength: 255 },
             operation: { type: 'string', maxLength: 200 },
+            waiting: {
+              type: 'boolean',
+              description: 'true: only queued jobs whose runAt is still ahead (waiting for their time)',
+            },
           },
         },
         response: {
