@@ -38,12 +38,27 @@ export const providerOperationSchema = {
 export const providerStatusSchema = {
   type: 'object',
   description: 'A configured provider and its status for every operation it serves.',
-  required: ['name', 'kind', 'model', 'operations'],
+  required: ['name', 'kind', 'model', 'operations', 'maxConcurrency', 'inFlight', 'pausedUntil'],
   properties: {
     name: { type: 'string' },
     kind: { type: 'string' },
     model: { type: ['string', 'null'] },
     operations: { type: 'array', items: providerOperationSchema },
+    maxConcurrency: {
+      type: ['integer', 'null'],
+      description: 'Calls in flight at once across every worker process; null: no cap',
+    },
+    inFlight: {
+      type: ['integer', 'null'],
+      description:
+        'Slots of a capped provider held by attempts now, across every process; null: the provider has no cap',
+    },
+    pausedUntil: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description:
+        'Paused after a 429 or 503 with Retry-After: no worker calls it before this instant; null: not paused',
+    },
   },
   additionalProperties: false,
 } as const;

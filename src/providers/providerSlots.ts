@@ -66,3 +66,23 @@ export class NoProviderSlot extends Error {
     this.name = 'NoProviderSlot';
   }
 }
+
+// Per provider: slots held now and the end of a pause still running. Both tables hold a
+// few rows per provider.
+const LOAD_SQL = `
+SELECT provider, sum(held)::int AS in_flight, max(until) AS paused_until FROM (
+  SELECT provider, CASE WHEN onejob.provider_slot_held(holder) THEN 1 ELSE 0 END AS held, NULL::timestamptz AS until
+  FROM onejob.provider_slots WHERE holder IS NOT NULL
+  UNION ALL
+  SELECT provider, 0, until FROM onejob.provider_pauses WHERE until > now()
+) x GROUP BY provider`;
+
+/** What limits each provider now: its slots in use (capped ones) and its pause, if any. */
+export async function providerLoad(
+  db: Queryable,
+): Promise<Map<string, { inFlight: number; pausedUntil: Date | null }>> {
+  const { rows } = await db.query<{ provider: string; in_flight: number; paused_until: Date | null }>(
+    LOAD_SQL,
+  );
+  return new Map(rows.map((r) => [r.provider, { inFlight: r.in_flight, pausedUntil: r.paused_until }]));
+}

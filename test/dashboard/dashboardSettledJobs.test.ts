@@ -54,7 +54,7 @@ beforeAll(async () => {
     config: configWith(
       {
         pay: { kind: 'http', url: `${fake.url}/pay` },
-        backup: { kind: 'http', url: `${fake.url}/backup` },
+        backup: { kind: 'http', url: `${fake.url}/backup`, maxConcurrency: 2 },
       },
       {
         payout: {
@@ -318,5 +318,27 @@ describe('the providers page', () => {
     expect(await page.locator('thead').first().textContent()).not.toContain('Failover allowed');
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-providers-primary.png'), fullPage: true });
     await page.close();
+  });
+
+  it("shows each capped provider's calls in flight against its cap, and a paused provider until when", async () => {
+    await t.onejob.pool.query(
+      "INSERT INTO onejob.provider_pauses (provider, until, status) VALUES ('backup', now() + interval '1 hour', 429)",
+    );
+    try {
+      const page = await context!.newPage();
+      await page.goto(`${t.url}/#/providers`);
+      const limits = page.getByRole('region', { name: 'Provider limits and pauses' });
+      const row = (provider: string) =>
+        limits.locator('tr', { has: page.locator('strong', { hasText: provider }) });
+      await row('backup').getByTestId('paused-until').waitFor();
+      expect(await row('backup').getByTestId('in-flight').textContent()).toBe('0 of 2');
+      expect(await row('backup').getByTestId('paused-until').textContent()).toMatch(/^paused until \S/);
+      expect(await row('pay').textContent()).toContain('no cap');
+      expect(await row('pay').getByTestId('paused-until').count()).toBe(0);
+      await page.screenshot({ path: join(ARTIFACTS, 'dashboard-providers-limits.png'), fullPage: true });
+      await page.close();
+    } finally {
+      await t.onejob.pool.query("DELETE FROM onejob.provider_pauses WHERE provider = 'backup'");
+    }
   });
 });

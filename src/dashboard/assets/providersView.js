@@ -23,6 +23,23 @@ function runsIt(o) {
     : 'not as a fallback until a verification passes';
 }
 
+/** A provider's pause, if one runs: no worker calls it before then. */
+function pause(p) {
+  if (!p.pausedUntil || Date.parse(p.pausedUntil) <= Date.now()) return 'no';
+  return h(
+    'span',
+    { class: 'badge v-failed', 'data-testid': 'paused-until' },
+    'paused until ',
+    timeMs(p.pausedUntil),
+  );
+}
+
+/** Calls in flight against the cap, across every worker process. */
+function concurrency(p) {
+  if (p.maxConcurrency === null || p.maxConcurrency === undefined) return 'no cap';
+  return h('span', { 'data-testid': 'in-flight' }, `${p.inFlight ?? 0} of ${p.maxConcurrency}`);
+}
+
 /** The providers: their verification status and whether each runs its operations. */
 export async function providersView() {
   show('Providers', h('p', {}, 'Loading…'));
@@ -67,7 +84,19 @@ export async function providersView() {
         }),
       ]),
     );
+    const limits = (data.items ?? []).map((p) => [h('strong', {}, p.name), concurrency(p), pause(p)]);
     const content = [
+      h(
+        'p',
+        {},
+        'A provider with maxConcurrency has at most that many calls in flight across every worker process; one that answered 429 or 503 with Retry-After is called by no worker until its pause ends, and the jobs that would go to it wait, queued, without using an attempt.',
+      ),
+      table(
+        'Provider limits and pauses',
+        ['Provider', 'Calls in flight', 'Paused'],
+        limits,
+        'No providers configured.',
+      ),
       h(
         'p',
         {},

@@ -1,6 +1,7 @@
 // The providers × operations matrix behind GET /v1/providers and `onejob providers list`.
 import type { ProviderOperationStatus, ProviderStatus, VerificationStatus } from '../../contract/index.js';
 import type { EngineDeps, GateDeps } from '../../engine/engineDeps.js';
+import { providerCaps, providerLoad } from '../providerSlots.js';
 import { contractHash, shownModelOf } from './contractHash.js';
 import { latestVerifications } from './verificationStore.js';
 
@@ -30,11 +31,16 @@ export async function providerStatuses(
     });
   }
   const latest = await latestVerifications(onejob.pool, pairs);
+  const load = await providerLoad(onejob.pool);
+  const caps = providerCaps(onejob.config);
   const byPair = new Map(latest.map((l) => [`${l.provider}\u0000${l.operation}`, l]));
   return Object.entries(onejob.config.providers).map(([name, config]) => ({
     name,
     kind: config.kind,
     model: shownModelOf(config),
+    maxConcurrency: caps[name] ?? null,
+    inFlight: caps[name] === undefined ? null : (load.get(name)?.inFlight ?? 0),
+    pausedUntil: load.get(name)?.pausedUntil?.toISOString() ?? null,
     operations: pairs
       .filter((p) => p.provider === name)
       .map((p) => {
