@@ -4,6 +4,7 @@
 // knows the engine object; the handles (src/engine/handles/) receive these as they are.
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { compatOperations } from '../compat/compatModels.js';
 import type { OnejobConfig } from '../config/types.js';
 import { createPool, guardCheckedOutClients } from '../db/createPool.js';
 import { createKeptPlanPool } from '../db/keptPlanPool.js';
@@ -19,7 +20,6 @@ import { configureTracing } from '../observability/tracing/configureTracing.js';
 import { codeOperationParts } from '../operations/code/codeOperations.js';
 import { operationInputChecks } from '../operations/operationInputChecks.js';
 import { OperationRegistry } from '../operations/operationRegistry.js';
-import { compatOperations } from '../providers/compatModels.js';
 import { createProviders } from '../providers/createProviders.js';
 import { type Batching, batchingFor } from './batchingFor.js';
 import type { EngineDeps } from './engineDeps.js';

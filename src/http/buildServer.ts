@@ -8,6 +8,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
+import { compatRoutes } from '../compat/routes/compatRoutes.js';
 import type { Onejob } from '../createOnejob.js';
 import { dashboardRoutes } from '../dashboard/dashboardRoutes.js';
 import { OnejobError } from '../errors/OnejobError.js';
@@ -15,7 +16,6 @@ import type { ApiKeys } from './apiKeys.js';
 import { authenticate } from './authenticate.js';
 import { checkInputValues } from './checkInputValues.js';
 import { clientErrorHandler } from './clientErrorHandler.js';
-import { compatRoutes } from './compat/compatRoutes.js';
 import { errorHandler } from './errorHandler.js';
 import { type HttpSettings, httpSettings, type LimitSettings, limitSettings } from './httpSettings.js';
 import { useJsonBodyParser } from './jsonBodyParser.js';

@@ -1,8 +1,8 @@
 // Anthropic messages API (`POST {baseUrl}/v1/messages`). One HTTP request per attempt, no
 // retries: the attempt engine owns retries, hedging and timeouts.
 
+import { COMPAT_KIND } from '../compat/compatModels.js';
 import type { AnthropicProviderConfig } from '../config/types.js';
-import { COMPAT_KIND } from './compatModels.js';
 import {
   answerOutcome,
   envelopeFailure,

@@ -1,8 +1,8 @@
 // OpenAI-compatible chat completions (`POST {baseUrl}/chat/completions`). One HTTP request
 // per attempt, no retries: the attempt engine owns retries, hedging and timeouts.
 
+import { COMPAT_KIND } from '../compat/compatModels.js';
 import type { OpenAiProviderConfig } from '../config/types.js';
-import { COMPAT_KIND } from './compatModels.js';
 import {
   answerOutcome,
   envelopeFailure,

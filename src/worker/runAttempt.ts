@@ -3,6 +3,7 @@
 // Every settlement is committed by the functions next to this file and its effects go
 // through `settled` (the post-commit seam).
 import { claimStream } from '../compat/claimStream.js';
+import { COMPAT_KIND } from '../compat/compatModels.js';
 import { liveStreams } from '../compat/liveStreams.js';
 import { isOnejobError } from '../errors/OnejobError.js';
 import { failpoint } from '../failpoints/failpoints.js';
@@ -15,7 +16,6 @@ import { markUnknown } from '../jobs/markUnknown.js';
 import { startAttempt } from '../jobs/startAttempt.js';
 import type { TraceSpan } from '../observability/tracing/tracing.js';
 import type { Operation } from '../operations/operationRegistry.js';
-import { COMPAT_KIND } from '../providers/compatModels.js';
 import { NoProviderSlot, providerCaps } from '../providers/providerSlots.js';
 import { pauseOf } from '../providers/providerThrottle.js';
 import type { ProviderOutcome } from '../providers/types.js';

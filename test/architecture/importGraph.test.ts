@@ -66,7 +66,8 @@ const LAYERS: LayerMap = [
   ['engine', 'createOnejob.ts'],
   // Entry points
   ['client'],
-  ['http'],
+  // the SDK drop-in's routes are an edge like the API's, kept with the drop-in's wire
+  ['http', 'compat/routes'],
   ['dashboard'],
   ['http/buildServer.ts'],
   ['cli'],

@@ -2,9 +2,9 @@
 // faithfully, labels must not change it, and whatever cannot be carried is refused by name.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { normalizeAnthropicRequest } from '../../src/compat/anthropic/normalizeAnthropicRequest.js';
 import { callDeadlineMs } from '../../src/compat/callDeadline.js';
-import { normalizeAnthropicRequest } from '../../src/compat/normalizeAnthropicRequest.js';
-import { normalizeOpenAiRequest } from '../../src/compat/normalizeOpenAiRequest.js';
+import { normalizeOpenAiRequest } from '../../src/compat/openai/normalizeOpenAiRequest.js';
 import { streamPieces } from '../../src/compat/streamPieces.js';
 import { validateConfig } from '../../src/engine/loadConfig.js';
 import { isOnejobError } from '../../src/errors/OnejobError.js';

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { COMPAT_DEFAULTS } from '../../src/compat/compatModels.js';
 import { configSchema } from '../../src/config/configSchema.js';
 import { DATABASE_DEFAULTS } from '../../src/db/poolerSettings.js';
 import { HTTP_DEFAULTS, LIMIT_DEFAULTS } from '../../src/http/httpSettings.js';
@@ -10,7 +11,6 @@ import { LOG_DEFAULTS } from '../../src/outbox/publishers/logPublisher.js';
 import { NATS_DEFAULTS } from '../../src/outbox/publishers/natsPublisher.js';
 import { RABBIT_DEFAULTS } from '../../src/outbox/publishers/rabbitPublisher.js';
 import { WEBHOOK_DEFAULTS } from '../../src/outbox/publishers/webhookPublisher.js';
-import { COMPAT_DEFAULTS } from '../../src/providers/compatModels.js';
 import { WORKER_DEFAULTS } from '../../src/worker/worker.js';
 
 type Node = Record<string, unknown>;

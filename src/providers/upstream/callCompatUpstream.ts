@@ -4,7 +4,10 @@
 // No output contract is applied here: the client's request, not an operation's
 // template, decided what the answer should look like. The contract is for verification.
 
+import { anthropicCompletion, anthropicUpstreamBody } from '../../compat/anthropic/anthropicUpstream.js';
 import { type ChatCompletion, type ChatRequest, conversationText } from '../../compat/chatRequest.js';
+import { openAiCompletion, openAiUpstreamBody } from '../../compat/openai/openaiUpstream.js';
+import { readSse } from '../../compat/readSse.js';
 import type { AnthropicProviderConfig, OpenAiProviderConfig } from '../../config/types.js';
 import {
   envelopeFailure,
@@ -18,9 +21,6 @@ import {
 } from '../inference/chatOutcome.js';
 import { inferenceCost } from '../inference/inferenceCost.js';
 import type { ProviderCall, ProviderOutcome, Usage } from '../types.js';
-import { anthropicCompletion, anthropicUpstreamBody } from './anthropicUpstream.js';
-import { openAiCompletion, openAiUpstreamBody } from './openaiUpstream.js';
-import { readSse } from './readSse.js';
 import { streamedCompletion } from './streamedCompletion.js';
 
 export interface CompatUpstream {

@@ -3,7 +3,7 @@
 // carry the finish reason and the usage. A stream that stops before its last event is
 // not an answer: the caller classifies it as unknown.
 import type { FinishReason } from '../../compat/chatRequest.js';
-import type { SseEvent } from './readSse.js';
+import type { SseEvent } from '../../compat/readSse.js';
 
 export interface StreamedAnswer {
   text: string;

@@ -1,7 +1,7 @@
 // A Chat Completions request body, as the openai SDK sends it, to the normalised request.
 // What cannot be carried to every provider faithfully (tools, images, several choices)
 // is refused with the parameter's name, never dropped.
-import type { ChatMessage, ChatRequest, ParsedCall, ResponseFormat } from './chatRequest.js';
+import type { ChatMessage, ChatRequest, ParsedCall, ResponseFormat } from '../chatRequest.js';
 import {
   invalid,
   isObject,
@@ -10,7 +10,7 @@ import {
   refuseUnknown,
   textContent,
   unsupported,
-} from './requestProblems.js';
+} from '../requestProblems.js';
 
 // `user`, `metadata`, `store` and `service_tier` label or route a call; they change no token of its answer.
 const IGNORED = ['user', 'metadata', 'store', 'service_tier'];

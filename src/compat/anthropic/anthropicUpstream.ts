@@ -1,6 +1,6 @@
 // The normalised request to an Anthropic provider's Messages body, and its answer back
 // to a completion.
-import type { ChatCompletion, ChatRequest, FinishReason } from '../../compat/chatRequest.js';
+import type { ChatCompletion, ChatRequest, FinishReason } from '../chatRequest.js';
 
 export function anthropicUpstreamBody(
   request: ChatRequest,

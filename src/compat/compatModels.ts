@@ -2,9 +2,9 @@
 // `compat:<name>` of kind `compat.chat`, whose job input is the normalised chat request.
 // Its attempts, hedges, failover gate, verification and costs are the engine's own.
 
-import { type ChatCompletion, type ChatRequest, conversationText } from '../compat/chatRequest.js';
 import type { CompatConfig, CompatModelConfig, OnejobConfig, OperationConfig } from '../config/types.js';
 import { type Operation, operationFromConfig } from '../operations/operationRegistry.js';
+import { type ChatCompletion, type ChatRequest, conversationText } from './chatRequest.js';
 
 /** The operation kind of compat models; the chat adapters send its input as it is. */
 export const COMPAT_KIND = 'compat.chat';

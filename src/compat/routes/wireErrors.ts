@@ -2,8 +2,8 @@
 // written as a problem document by the shared handlers; this onSend hook rewrites it
 // into the SDK's own error body, and tells the SDK whether retrying can help.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ProblemDocument } from '../errors/problemDocument.js';
-import type { WireAnswer } from './wire.js';
+import type { ProblemDocument } from '../../errors/problemDocument.js';
+import type { WireAnswer } from '../wire.js';
 
 /** Answers a retry can change (a body that came too slowly, a limit, a job still running). */
 const RETRYABLE = new Set([408, 429, 503]);

@@ -4,20 +4,20 @@
 // a provider call: the worker does, once per attempt, as for every job.
 import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { callDeadlineMs } from '../../compat/callDeadline.js';
-import type { ChatCompletion, ParsedCall } from '../../compat/chatRequest.js';
-import { liveStreams } from '../../compat/liveStreams.js';
-import { recordClientRetry } from '../../compat/recordClientRetry.js';
-import { streamPieces } from '../../compat/streamPieces.js';
-import { streamEvents, type WireCall, type WireFormat } from '../../compat/wire.js';
 import type { Onejob } from '../../createOnejob.js';
 import { isOnejobError, OnejobError } from '../../errors/OnejobError.js';
+import { rateLimited } from '../../http/authenticate.js';
+import type { WaitSlots } from '../../http/limits/WaitSlots.js';
+import { ownerOf, traceparentOf } from '../../http/requestContext.js';
 import { parseIdempotencyKey } from '../../jobs/idempotencyKey.js';
 import type { JobView } from '../../jobs/jobView.js';
-import { compatOperationName } from '../../providers/compatModels.js';
-import { rateLimited } from '../authenticate.js';
-import type { WaitSlots } from '../limits/WaitSlots.js';
-import { ownerOf, traceparentOf } from '../requestContext.js';
+import { callDeadlineMs } from '../callDeadline.js';
+import type { ChatCompletion, ParsedCall } from '../chatRequest.js';
+import { compatOperationName } from '../compatModels.js';
+import { liveStreams } from '../liveStreams.js';
+import { recordClientRetry } from '../recordClientRetry.js';
+import { streamPieces } from '../streamPieces.js';
+import { streamEvents, type WireCall, type WireFormat } from '../wire.js';
 
 export interface CompatDeps {
   onejob: Onejob;

@@ -1,7 +1,7 @@
 // A Messages request body, as the @anthropic-ai/sdk sends it, to the normalised request.
 // What cannot be carried to every provider faithfully (tools, images, thinking, top_k)
 // is refused with the parameter's name, never dropped.
-import type { ChatMessage, ParsedCall } from './chatRequest.js';
+import type { ChatMessage, ParsedCall } from '../chatRequest.js';
 import {
   invalid,
   isObject,
@@ -9,7 +9,7 @@ import {
   optionalNumber,
   refuseUnknown,
   textContent,
-} from './requestProblems.js';
+} from '../requestProblems.js';
 
 // `metadata` labels the call (a user id for abuse reports); it changes no token of its answer.
 const KNOWN = new Set([

@@ -1,7 +1,7 @@
 // OpenAI's wire format for what a compat job holds: the chat.completion body, its
 // chat.completion.chunk stream, and the `{"error": {...}}` body of a refusal.
-import type { ChatCompletion, FinishReason } from './chatRequest.js';
-import type { StreamParts, WireAnswer, WireCall, WireError } from './wire.js';
+import type { ChatCompletion, FinishReason } from '../chatRequest.js';
+import type { StreamParts, WireAnswer, WireCall, WireError } from '../wire.js';
 
 const FINISH: Record<FinishReason, string> = {
   stop: 'stop',

@@ -1,7 +1,7 @@
 // Anthropic's wire format for what a compat job holds: the message body, its event
 // stream (message_start ... message_stop), and the `{"type": "error"}` body of a refusal.
-import type { ChatCompletion, FinishReason } from './chatRequest.js';
-import type { StreamParts, WireAnswer, WireCall, WireError } from './wire.js';
+import type { ChatCompletion, FinishReason } from '../chatRequest.js';
+import type { StreamParts, WireAnswer, WireCall, WireError } from '../wire.js';
 
 const STOP: Record<FinishReason, string> = {
   stop: 'end_turn',

@@ -2,16 +2,16 @@
 // for @anthropic-ai/sdk (docs/compat.md). Each prefix answers in its SDK's wire format,
 // errors included; owner auth, limits and input checks are the server's shared hooks.
 import type { FastifyInstance } from 'fastify';
-import { anthropicWire } from '../../compat/anthropicWire.js';
-import { normalizeAnthropicRequest } from '../../compat/normalizeAnthropicRequest.js';
-import { normalizeOpenAiRequest } from '../../compat/normalizeOpenAiRequest.js';
-import { openAiWire } from '../../compat/openaiWire.js';
-import type { WireFormat } from '../../compat/wire.js';
-import { wireErrors } from '../../compat/wireErrors.js';
 import type { Onejob } from '../../createOnejob.js';
-import { compatModelOf, compatSettings } from '../../providers/compatModels.js';
-import type { WaitSlots } from '../limits/WaitSlots.js';
+import type { WaitSlots } from '../../http/limits/WaitSlots.js';
+import { anthropicWire } from '../anthropic/anthropicAnswer.js';
+import { normalizeAnthropicRequest } from '../anthropic/normalizeAnthropicRequest.js';
+import { compatModelOf, compatSettings } from '../compatModels.js';
+import { normalizeOpenAiRequest } from '../openai/normalizeOpenAiRequest.js';
+import { openAiWire } from '../openai/openaiAnswer.js';
+import type { WireFormat } from '../wire.js';
 import { type CompatDeps, serveCompletion } from './serveCompletion.js';
+import { wireErrors } from './wireErrors.js';
 
 export interface CompatRoutesOptions {
   onejob: Onejob;
