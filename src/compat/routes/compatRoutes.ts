@@ -2,7 +2,7 @@
 // for @anthropic-ai/sdk (docs/compat.md). Each prefix answers in its SDK's wire format,
 // errors included; owner auth, limits and input checks are the server's shared hooks.
 import type { FastifyInstance } from 'fastify';
-import type { Onejob } from '../../createOnejob.js';
+import type { Onejob } from '../../engine/Onejob.js';
 import type { WaitSlots } from '../../http/limits/WaitSlots.js';
 import { anthropicWire } from '../anthropic/anthropicAnswer.js';
 import { normalizeAnthropicRequest } from '../anthropic/normalizeAnthropicRequest.js';

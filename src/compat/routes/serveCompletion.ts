@@ -4,7 +4,7 @@
 // a provider call: the worker does, once per attempt, as for every job.
 import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Onejob } from '../../createOnejob.js';
+import type { Onejob } from '../../engine/Onejob.js';
 import { isOnejobError, OnejobError } from '../../errors/OnejobError.js';
 import { rateLimited } from '../../http/authenticate.js';
 import type { WaitSlots } from '../../http/limits/WaitSlots.js';
