@@ -27,3 +27,16 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
     }
   }
 }
+
+// biome-ignore lint/suspicious/noExplicitAny: a provider event is read field by field, each checked where it is used.
+export type EventData = Record<string, any>;
+
+/** An event's `data` as a JSON object, or undefined when it is not one (a comment, a keep-alive). */
+export function parseEventData(data: string): EventData | undefined {
+  try {
+    const value = JSON.parse(data) as unknown;
+    return typeof value === 'object' && value !== null ? (value as EventData) : undefined;
+  } catch {
+    return undefined;
+  }
+}

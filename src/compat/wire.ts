@@ -1,6 +1,9 @@
-// What each SDK wire format supplies to the compat routes: how to read a request, how
-// to answer with a completion (whole or as a stream), and how to say no.
-import type { ChatCompletion, ParsedCall } from './chatRequest.js';
+// What each vendor's wire module (src/compat/openai/, src/compat/anthropic/) supplies:
+// to the compat routes, how to read a request and how to answer with a completion (whole
+// or as a stream) or say no; to the provider adapters, how to send the normalised request
+// upstream and read what comes back, whole or event by event.
+import type { ChatCompletion, ChatRequest, FinishReason, ParsedCall } from './chatRequest.js';
+import type { SseEvent } from './readSse.js';
 import { streamPieces } from './streamPieces.js';
 
 /** The call an answer is for: ids derive from the job, so every duplicate gets the same ones. */
@@ -29,6 +32,8 @@ export interface StreamParts {
   head(call: WireCall): string[];
   piece(call: WireCall, text: string): string;
   tail(call: WireCall, completion: ChatCompletion): string[];
+  /** A refusal after the status line has gone out: an error event, which both SDKs raise. */
+  error(error: WireError): string;
 }
 
 export interface WireAnswer {
@@ -46,7 +51,43 @@ export function streamEvents(parts: StreamParts, call: WireCall, completion: Cha
   ];
 }
 
-export interface WireFormat extends WireAnswer {
+/** A streamed upstream answer as far as it has been read. */
+export interface StreamedAnswer {
+  text: string;
+  finishReason: FinishReason;
+  stopSequence?: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  /** The stream's own last event came: the answer is whole. */
+  complete: boolean;
+  /** The provider sent an error event instead of finishing. */
+  error?: string;
+}
+
+/** The call to a provider that speaks this wire. */
+export interface UpstreamWire {
+  /** Why the request cannot be sent in this wire, when it cannot; nothing is sent then. */
+  cannotCarry(request: ChatRequest): string | undefined;
+  /** The request body; `temperature` is the call's (verification sets the contract's). */
+  upstreamBody(
+    request: ChatRequest,
+    model: string,
+    options: { temperature: number | undefined; defaultMaxTokens: number },
+  ): Record<string, unknown>;
+  /** What the body adds when the answer is to be streamed. */
+  streamFields: Record<string, unknown>;
+  /** The completion a whole answer's body holds, or why it holds none. */
+  completion(
+    body: Record<string, unknown>,
+    provider: string,
+    model: string,
+  ): ChatCompletion | { invalid: string };
+  /** Reads one event of a streamed answer into `answer`, and returns the text it carries. */
+  streamEvent(event: SseEvent, answer: StreamedAnswer): unknown;
+}
+
+/** One vendor's whole wire: its SDK's side and its providers' side. */
+export interface WireFormat extends WireAnswer, UpstreamWire {
   name: 'openai' | 'anthropic';
   normalize(body: unknown): ParsedCall;
 }

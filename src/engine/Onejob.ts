@@ -76,6 +76,11 @@ export interface Onejob {
    * after one that only published events, `outbox()`.
    */
   readonly wakeups: NotificationHub;
+  /**
+   * The last migration the database has applied; rejects when the database cannot be
+   * reached (the readiness check, `GET /readyz`).
+   */
+  schemaVersion(): Promise<number>;
   /** Starts the background roles in this process: the worker and the outbox relay (default both). */
   start(options?: StartOptions): Promise<RunningRoles>;
   /** Stops the roles start() started; the pool stays open (close() ends everything). */

@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { compatOperations } from '../compat/compatModels.js';
+import { compatTextRelay, type RelayText } from '../compat/streamRelay.js';
 import type { OnejobConfig } from '../config/types.js';
 import { createPool, guardCheckedOutClients } from '../db/createPool.js';
 import { createKeptPlanPool } from '../db/keptPlanPool.js';
@@ -37,6 +38,7 @@ export interface BuiltDeps extends EngineDeps {
   readonly wakeups: NotificationHub;
   readonly ownsPool: boolean;
   readonly keptPlanPool: pg.Pool | undefined;
+  readonly relayText: RelayText;
   readonly env: NodeJS.ProcessEnv | undefined;
   readonly batching: Batching;
   readonly jobBatcher: JobBatcher;
@@ -123,6 +125,8 @@ export function buildEngineDeps(inputs: OnejobOptions): BuiltDeps {
     logger,
     ownsPool: !inputs.pool,
     keptPlanPool,
+    // The SDK drop-in's live streams: a compat attempt's text reaches them as it comes.
+    relayText: compatTextRelay(pool),
     env: inputs.env,
     batching,
     jobBatcher: createJobBatcher(pool, operations, batching('jobs')),

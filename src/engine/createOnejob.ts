@@ -2,6 +2,7 @@
 // handle from them (src/engine/handles/), then the facade that holds them. No handle sees
 // the facade, and nothing is added to it once it is returned.
 
+import { appliedVersion } from '../db/migrate.js';
 import { tracing } from '../observability/tracing/tracing.js';
 import type { AnyCodeOperation } from '../operations/defineOperation.js';
 import { type BuiltDeps, buildEngineDeps } from './buildEngineDeps.js';
@@ -33,6 +34,7 @@ function assemble(deps: BuiltDeps): Onejob {
     inbox: createInboxHandle({ ...deps, batching: deps.batching('deliveries') }),
     ledger: createLedgerHandle(deps),
     wakeups: deps.wakeups,
+    schemaVersion: () => appliedVersion(deps.pool),
     start: roles.start,
     stop: roles.stop,
     onClose,

@@ -5,6 +5,7 @@
 // test/architecture/importGraph.test.ts keeps the domain out of the rest of engine/).
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import type { RelayText } from '../compat/streamRelay.js';
 import type { OnejobConfig } from '../config/types.js';
 import type { Metrics } from '../observability/createMetrics.js';
 import type { OperationRegistry } from '../operations/operationRegistry.js';
@@ -70,6 +71,11 @@ export type WorkerDeps = EngineDeps & {
    * statements go through `pool` with their planner settings sent per transaction.
    */
   readonly keptPlanPool?: pg.Pool | undefined;
+  /**
+   * The relay of an attempt's text as its provider produces it, for the operations whose
+   * text is relayed (the SDK drop-in's live streams); absent: no text is relayed.
+   */
+  readonly relayText?: RelayText | undefined;
 };
 
 /** The relay. */

@@ -1,6 +1,7 @@
 // Anthropic messages API (`POST {baseUrl}/v1/messages`). One HTTP request per attempt, no
 // retries: the attempt engine owns retries, hedging and timeouts.
 
+import { anthropicWire } from '../compat/anthropic/anthropicWire.js';
 import { COMPAT_KIND } from '../compat/compatModels.js';
 import type { AnthropicProviderConfig } from '../config/types.js';
 import {
@@ -47,7 +48,10 @@ export function createAnthropicProvider(
           ...(apiKey ? { 'x-api-key': apiKey } : {}),
         };
         const defaultMaxTokens = config.maxTokens ?? DEFAULT_MAX_TOKENS;
-        return callCompatUpstream({ name, config, url, headers, defaultMaxTokens }, call);
+        return callCompatUpstream(
+          { name, config, wire: anthropicWire, url, headers, defaultMaxTokens },
+          call,
+        );
       }
       const prepared = prepareChat(call, name);
       if (!prepared.ok) return prepared.outcome;

@@ -2,6 +2,7 @@
 // per attempt, no retries: the attempt engine owns retries, hedging and timeouts.
 
 import { COMPAT_KIND } from '../compat/compatModels.js';
+import { openAiWire } from '../compat/openai/openaiWire.js';
 import type { OpenAiProviderConfig } from '../config/types.js';
 import {
   answerOutcome,
@@ -46,7 +47,10 @@ export function createOpenAiProvider(
       // A compat job's input is a whole chat request, sent as the client wrote it (docs/compat.md).
       if (call.operation.kind === COMPAT_KIND) {
         const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
-        return callCompatUpstream({ name, config, url, headers, defaultMaxTokens: 0 }, call);
+        return callCompatUpstream(
+          { name, config, wire: openAiWire, url, headers, defaultMaxTokens: 0 },
+          call,
+        );
       }
       const prepared = prepareChat(call, name);
       if (!prepared.ok) return prepared.outcome;

@@ -2,9 +2,6 @@
 // turned into an unknown outcome, its hedge, and the settlement of what came back.
 // Every settlement is committed by the functions next to this file and its effects go
 // through `settled` (the post-commit seam).
-import { claimStream } from '../compat/claimStream.js';
-import { COMPAT_KIND } from '../compat/compatModels.js';
-import { liveStreams } from '../compat/liveStreams.js';
 import { isOnejobError } from '../errors/OnejobError.js';
 import { failpoint } from '../failpoints/failpoints.js';
 import { type AfterCommit, afterCompletion, afterFailure, afterUnknown } from '../jobs/afterCommit.js';
@@ -186,7 +183,23 @@ async function call(
     operation.effect === 'pure' && operation.hedgeAfterMs !== undefined && attempt.origin !== 'hedge'
       ? setTimeout(() => r.ctx.tasks.track(hedge(r, attempt, operation, job)), operation.hedgeAfterMs)
       : undefined;
-  const onText = operation.kind === COMPAT_KIND ? streamClaim(r, attempt, controller, hedgeTimer) : undefined;
+  // The first text of a relayed attempt claims the job's stream: stop hedging and abort the
+  // siblings in this process (those elsewhere lose their compare-and-swap); an attempt
+  // that cannot claim is outraced and aborted.
+  const relay = r.ctx.deps.relayText?.(
+    operation,
+    { id: attempt.id, jobId: attempt.job_id },
+    {
+      claimed() {
+        clearTimeout(hedgeTimer);
+        abortSiblings(r, attempt);
+      },
+      refused() {
+        r.outraced.add(attempt.id);
+        controller.abort(new Error('a sibling attempt produced the job its text first'));
+      },
+    },
+  );
   let outcome: ProviderOutcome;
   const client = startProviderSpan(span, provider, attempt);
   const inFlight = r.ctx.deps.metrics.providerCallsInFlight.labels({ provider: attempt.provider });
@@ -202,7 +215,7 @@ async function call(
       // The adapters send it as `traceparent`: the provider's own spans join the job's trace.
       traceparent: client.traceparent ?? job.traceparent,
       signal: controller.signal,
-      onText,
+      onText: relay?.onText,
     });
   } catch (error) {
     outcome = { kind: 'unknown', error: { code: 'provider_error', message: (error as Error).message } };
@@ -213,7 +226,7 @@ async function call(
     clearTimeout(hedgeTimer);
     r.ctx.held.closeCall(attempt.id);
     r.callJobs.delete(attempt.id);
-    if (onText) liveStreams.close(attempt.job_id, attempt.id);
+    relay?.close();
   }
   endProviderSpan(client, outcome);
   return { outcome, timedOut };
@@ -285,36 +298,6 @@ async function settleOutcome(
   return {
     ...afterUnknown(attempt.job_id, marked),
     log: { level: 'warn', message: 'attempt outcome unknown', fields },
-  };
-}
-
-/**
- * The text relay of a compat attempt (docs/compat.md#streams): its first text claims the
- * job's stream, which makes it the only attempt that can complete the job; the hedge
- * timer stops and the siblings in this process are aborted (those elsewhere lose their
- * compare-and-swap). An attempt that cannot claim is outraced and aborted.
- */
-function streamClaim(
-  r: Runner,
-  attempt: AttemptRow,
-  controller: AbortController,
-  hedgeTimer: NodeJS.Timeout | undefined,
-): (delta: string) => Promise<boolean> {
-  let claimed = false;
-  return async (delta) => {
-    if (!claimed) {
-      if (!(await claimStream(r.ctx.deps.pool, attempt.id))) {
-        r.outraced.add(attempt.id);
-        controller.abort(new Error('a sibling attempt produced the job its text first'));
-        return false;
-      }
-      claimed = true;
-      clearTimeout(hedgeTimer);
-      abortSiblings(r, attempt);
-      liveStreams.open(attempt.job_id, attempt.id);
-    }
-    liveStreams.append(attempt.job_id, attempt.id, delta);
-    return true;
   };
 }
 

@@ -1,14 +1,8 @@
 // Anthropic's wire format for what a compat job holds: the message body, its event
 // stream (message_start ... message_stop), and the `{"type": "error"}` body of a refusal.
-import type { ChatCompletion, FinishReason } from '../chatRequest.js';
+import type { ChatCompletion } from '../chatRequest.js';
 import type { StreamParts, WireAnswer, WireCall, WireError } from '../wire.js';
-
-const STOP: Record<FinishReason, string> = {
-  stop: 'end_turn',
-  stop_sequence: 'stop_sequence',
-  length: 'max_tokens',
-  content_filter: 'refusal',
-};
+import { ANTHROPIC_FINISH } from './anthropicFinish.js';
 
 const idOf = (call: WireCall) => `msg_${call.jobId.replace(/-/g, '')}`;
 
@@ -19,7 +13,7 @@ function completionBody(call: WireCall, c: ChatCompletion): unknown {
     role: 'assistant',
     model: call.model,
     content: [{ type: 'text', text: c.text }],
-    stop_reason: STOP[c.finishReason],
+    stop_reason: ANTHROPIC_FINISH.toWire(c.finishReason),
     stop_sequence: c.stopSequence ?? null,
     usage: { input_tokens: c.usage.inputTokens, output_tokens: c.usage.outputTokens },
   };
@@ -52,11 +46,12 @@ const stream: StreamParts = {
   tail: (_call, c) => [
     event('content_block_stop', { index: 0 }),
     event('message_delta', {
-      delta: { stop_reason: STOP[c.finishReason], stop_sequence: c.stopSequence ?? null },
+      delta: { stop_reason: ANTHROPIC_FINISH.toWire(c.finishReason), stop_sequence: c.stopSequence ?? null },
       usage: { input_tokens: c.usage.inputTokens, output_tokens: c.usage.outputTokens },
     }),
     event('message_stop', {}),
   ],
+  error: (e) => `event: error\ndata: ${JSON.stringify(errorBody(e))}\n\n`,
 };
 
 function errorType(status: number): string {
@@ -74,4 +69,4 @@ function errorBody(e: WireError): unknown {
   return { type: 'error', error: { type: errorType(e.status), message: e.message, code: e.code } };
 }
 
-export const anthropicWire: WireAnswer = { completionBody, stream, errorBody };
+export const anthropicAnswer: WireAnswer = { completionBody, stream, errorBody };

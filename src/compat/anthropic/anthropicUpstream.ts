@@ -1,12 +1,14 @@
 // The normalised request to an Anthropic provider's Messages body, and its answer back
-// to a completion.
-import type { ChatCompletion, ChatRequest, FinishReason } from '../chatRequest.js';
+// to a completion, whole or event by event.
+import type { ChatCompletion, ChatRequest } from '../chatRequest.js';
+import { parseEventData } from '../readSse.js';
+import type { UpstreamWire } from '../wire.js';
+import { ANTHROPIC_FINISH } from './anthropicFinish.js';
 
-export function anthropicUpstreamBody(
+function upstreamBody(
   request: ChatRequest,
   model: string,
-  defaultMaxTokens: number,
-  temperature: number | undefined,
+  { temperature, defaultMaxTokens }: { temperature: number | undefined; defaultMaxTokens: number },
 ): Record<string, unknown> {
   return {
     model,
@@ -27,15 +29,7 @@ interface WireMessage {
   usage?: { input_tokens?: number; output_tokens?: number };
 }
 
-const FINISH: Record<string, FinishReason> = {
-  end_turn: 'stop',
-  max_tokens: 'length',
-  stop_sequence: 'stop_sequence',
-  refusal: 'content_filter',
-};
-
-/** The completion an answer holds, or why it holds none. */
-export function anthropicCompletion(
+function completion(
   body: Record<string, unknown>,
   provider: string,
   model: string,
@@ -43,7 +37,7 @@ export function anthropicCompletion(
   const wire = body as WireMessage;
   const texts = (wire.content ?? []).filter((b) => b.type === 'text' && typeof b.text === 'string');
   if (texts.length === 0) return { invalid: 'its content holds no text block' };
-  const finishReason = FINISH[wire.stop_reason ?? 'end_turn'] ?? 'stop';
+  const finishReason = ANTHROPIC_FINISH.fromWire(wire.stop_reason ?? 'end_turn');
   return {
     text: texts.map((b) => b.text).join(''),
     finishReason,
@@ -56,3 +50,34 @@ export function anthropicCompletion(
     model,
   };
 }
+
+/** message_start ... message_stop: the text deltas, then the stop reason and the usage. */
+const streamEvent: UpstreamWire['streamEvent'] = (event, answer) => {
+  const data = parseEventData(event.data);
+  if (!data) return undefined;
+  const type = event.event ?? data.type;
+  if (type === 'error') {
+    answer.error = String(data.error?.message ?? 'error');
+    return undefined;
+  }
+  if (type === 'message_start') answer.inputTokens = data.message?.usage?.input_tokens ?? 0;
+  if (type === 'content_block_delta' && data.delta?.type === 'text_delta') return data.delta.text;
+  if (type === 'message_delta') {
+    const reason = data.delta?.stop_reason;
+    if (reason) answer.finishReason = ANTHROPIC_FINISH.fromWire(reason);
+    if (answer.finishReason === 'stop_sequence') answer.stopSequence = data.delta?.stop_sequence ?? null;
+    if (typeof data.usage?.input_tokens === 'number') answer.inputTokens = data.usage.input_tokens;
+    answer.outputTokens = data.usage?.output_tokens ?? answer.outputTokens;
+  }
+  if (type === 'message_stop') answer.complete = true;
+  return undefined;
+};
+
+export const anthropicUpstream: UpstreamWire = {
+  cannotCarry: (request) =>
+    request.responseFormat ? 'takes no response_format; nothing was sent' : undefined,
+  upstreamBody,
+  streamFields: { stream: true },
+  completion,
+  streamEvent,
+};

@@ -1,14 +1,8 @@
 // OpenAI's wire format for what a compat job holds: the chat.completion body, its
 // chat.completion.chunk stream, and the `{"error": {...}}` body of a refusal.
-import type { ChatCompletion, FinishReason } from '../chatRequest.js';
+import type { ChatCompletion } from '../chatRequest.js';
 import type { StreamParts, WireAnswer, WireCall, WireError } from '../wire.js';
-
-const FINISH: Record<FinishReason, string> = {
-  stop: 'stop',
-  stop_sequence: 'stop',
-  length: 'length',
-  content_filter: 'content_filter',
-};
+import { OPENAI_FINISH } from './openaiFinish.js';
 
 const idOf = (call: WireCall) => `chatcmpl-${call.jobId}`;
 const createdOf = (call: WireCall) => Math.floor(Date.parse(call.createdAt) / 1000);
@@ -30,7 +24,7 @@ function completionBody(call: WireCall, c: ChatCompletion): unknown {
         index: 0,
         message: { role: 'assistant', content: c.text, refusal: null },
         logprobs: null,
-        finish_reason: FINISH[c.finishReason],
+        finish_reason: OPENAI_FINISH.toWire(c.finishReason),
       },
     ],
     usage: usageOf(c),
@@ -61,10 +55,11 @@ const stream: StreamParts = {
   head: (call) => [chunk(call, [delta({ role: 'assistant', content: '', refusal: null })])],
   piece: (call, text) => chunk(call, [delta({ content: text })]),
   tail: (call, c) => [
-    chunk(call, [delta({}, FINISH[c.finishReason])]),
+    chunk(call, [delta({}, OPENAI_FINISH.toWire(c.finishReason))]),
     ...(call.includeUsage ? [chunk(call, [], { usage: usageOf(c) })] : []),
     'data: [DONE]\n\n',
   ],
+  error: (e) => `data: ${JSON.stringify(errorBody(e))}\n\n`,
 };
 
 function errorType(status: number): string {
@@ -79,4 +74,4 @@ function errorBody(e: WireError): unknown {
   return { error: { message: e.message, type: errorType(e.status), param: e.param ?? null, code: e.code } };
 }
 
-export const openAiWire: WireAnswer = { completionBody, stream, errorBody };
+export const openAiAnswer: WireAnswer = { completionBody, stream, errorBody };

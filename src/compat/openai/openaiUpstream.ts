@@ -1,11 +1,14 @@
 // The normalised request to an OpenAI-compatible provider's Chat Completions body, and
-// its answer back to a completion.
-import type { ChatCompletion, ChatRequest, FinishReason } from '../chatRequest.js';
+// its answer back to a completion, whole or chunk by chunk.
+import type { ChatCompletion, ChatRequest } from '../chatRequest.js';
+import { parseEventData } from '../readSse.js';
+import type { UpstreamWire } from '../wire.js';
+import { OPENAI_FINISH } from './openaiFinish.js';
 
-export function openAiUpstreamBody(
+function upstreamBody(
   request: ChatRequest,
   model: string,
-  temperature: number | undefined,
+  { temperature }: { temperature: number | undefined },
 ): Record<string, unknown> {
   return {
     model,
@@ -27,14 +30,7 @@ interface WireCompletion {
   usage?: { prompt_tokens?: number; completion_tokens?: number };
 }
 
-const FINISH: Record<string, FinishReason> = {
-  stop: 'stop',
-  length: 'length',
-  content_filter: 'content_filter',
-};
-
-/** The completion an answer holds, or why it holds none. */
-export function openAiCompletion(
+function completion(
   body: Record<string, unknown>,
   provider: string,
   model: string,
@@ -46,7 +42,7 @@ export function openAiCompletion(
   if (typeof text !== 'string') return { invalid: 'it holds no choices[0].message.content' };
   return {
     text,
-    finishReason: refusal ? 'content_filter' : (FINISH[choice?.finish_reason ?? 'stop'] ?? 'stop'),
+    finishReason: refusal ? 'content_filter' : OPENAI_FINISH.fromWire(choice?.finish_reason),
     usage: {
       inputTokens: wire.usage?.prompt_tokens ?? 0,
       outputTokens: wire.usage?.completion_tokens ?? 0,
@@ -55,3 +51,34 @@ export function openAiCompletion(
     model,
   };
 }
+
+/** A chat.completion.chunk: its finish reason and usage, and its text (a refusal's text too); `[DONE]` ends. */
+const streamEvent: UpstreamWire['streamEvent'] = (event, answer) => {
+  if (event.data === '[DONE]') {
+    answer.complete = true;
+    return undefined;
+  }
+  const chunk = parseEventData(event.data);
+  if (!chunk) return undefined;
+  if (chunk.error) {
+    answer.error = String(chunk.error.message ?? 'error');
+    return undefined;
+  }
+  const choice = chunk.choices?.[0];
+  if (choice?.finish_reason) answer.finishReason = OPENAI_FINISH.fromWire(choice.finish_reason);
+  if (chunk.usage) {
+    answer.inputTokens = chunk.usage.prompt_tokens ?? 0;
+    answer.outputTokens = chunk.usage.completion_tokens ?? 0;
+  }
+  if (choice?.delta?.refusal) answer.finishReason = 'content_filter';
+  return choice?.delta?.refusal ?? choice?.delta?.content;
+};
+
+export const openAiUpstream: UpstreamWire = {
+  cannotCarry: () => undefined,
+  upstreamBody,
+  // The usage comes in a last chunk only when asked for.
+  streamFields: { stream: true, stream_options: { include_usage: true } },
+  completion,
+  streamEvent,
+};

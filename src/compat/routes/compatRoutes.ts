@@ -4,12 +4,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Onejob } from '../../engine/Onejob.js';
 import type { WaitSlots } from '../../http/limits/WaitSlots.js';
-import { anthropicWire } from '../anthropic/anthropicAnswer.js';
-import { normalizeAnthropicRequest } from '../anthropic/normalizeAnthropicRequest.js';
+import { anthropicWire as anthropic } from '../anthropic/anthropicWire.js';
 import { compatModelOf, compatSettings } from '../compatModels.js';
-import { normalizeOpenAiRequest } from '../openai/normalizeOpenAiRequest.js';
-import { openAiWire } from '../openai/openaiAnswer.js';
-import type { WireFormat } from '../wire.js';
+import { openAiWire as openai } from '../openai/openaiWire.js';
 import { type CompatDeps, serveCompletion } from './serveCompletion.js';
 import { wireErrors } from './wireErrors.js';
 
@@ -20,9 +17,6 @@ export interface CompatRoutesOptions {
 
 /** Chat requests carry whole conversations: more room than the API's 1 MiB. */
 export const COMPAT_BODY_LIMIT = 8 * 1024 * 1024;
-
-const openai: WireFormat = { name: 'openai', normalize: normalizeOpenAiRequest, ...openAiWire };
-const anthropic: WireFormat = { name: 'anthropic', normalize: normalizeAnthropicRequest, ...anthropicWire };
 
 const passthrough = { type: 'object', additionalProperties: true } as const;
 

@@ -15,7 +15,6 @@ import { callDeadlineMs } from '../callDeadline.js';
 import type { ChatCompletion, ParsedCall } from '../chatRequest.js';
 import { compatOperationName } from '../compatModels.js';
 import { liveStreams } from '../liveStreams.js';
-import { recordClientRetry } from '../recordClientRetry.js';
 import { streamPieces } from '../streamPieces.js';
 import { streamEvents, type WireCall, type WireFormat } from '../wire.js';
 
@@ -132,9 +131,9 @@ export async function serveCompletion(
   request.logFields = { jobId: job.id, idempotencyKey, replayed, operation, retryCount };
   if (Number.isSafeInteger(retryCount) && retryCount > 0) {
     const attemptId = job.attempts.at(-1)?.id ?? null;
-    await recordClientRetry(onejob.pool, job.id, { retryCount, requestId: request.id, attemptId }).catch(
-      (error: unknown) => request.log.warn({ err: error }, 'recording the client retry failed'),
-    );
+    await onejob.jobs
+      .recordClientRetry(job.id, { retryCount, requestId: request.id, attemptId })
+      .catch((error: unknown) => request.log.warn({ err: error }, 'recording the client retry failed'));
   }
   reply.header('x-onejob-job-id', job.id);
   if (replayed) reply.header('Idempotent-Replayed', 'true');
@@ -232,10 +231,7 @@ function openStream(
         ? thrown
         : new OnejobError('internal_error', `The stream of job ${call.jobId} failed; see the server log.`);
       if (!isOnejobError(thrown)) reply.log.error({ err: thrown }, 'compat stream failed');
-      const payload = JSON.stringify(
-        wire.errorBody({ status: error.status, code: error.code, message: error.detail }),
-      );
-      body.write(wire.name === 'anthropic' ? `event: error\ndata: ${payload}\n\n` : `data: ${payload}\n\n`);
+      body.write(wire.stream.error({ status: error.status, code: error.code, message: error.detail }));
     } finally {
       live.detach();
       clearInterval(keepAlive);

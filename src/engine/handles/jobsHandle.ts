@@ -1,5 +1,6 @@
 // onejob.jobs: intake through the group commit (or alone in the caller's transaction),
 // reads, the long-poll and archiving.
+import { recordClientRetry } from '../../compat/recordClientRetry.js';
 import type { Queryable } from '../../db/createPool.js';
 import { isOnejobError, OnejobError } from '../../errors/OnejobError.js';
 import { afterCreate, applyAfterWrite } from '../../events/afterWrite.js';
@@ -47,6 +48,11 @@ export interface JobsHandle {
     finishedBefore: Date,
     options?: { batchSize?: number; maxJobs?: number },
   ): Promise<{ archived: number }>;
+  /** Keeps an SDK client's numbered retry of job `jobId` in its audit trail (the SDK drop-in, docs/compat.md). */
+  recordClientRetry(
+    jobId: string,
+    retry: { retryCount: number; requestId: string; attemptId: string | null },
+  ): Promise<void>;
 }
 
 export type JobsDeps = Pick<EngineDeps, 'pool' | 'operations' | 'metrics'> & {
@@ -102,5 +108,6 @@ export function createJobsHandle(deps: JobsDeps): JobsHandle {
     events: (ownerId, id) => listJobEvents(pool, ownerId, id),
     deliveries: (ownerId, id) => listJobDeliveries(pool, ownerId, id),
     changeMark: (ownerId, id) => jobChangeMark(pool, ownerId, id),
+    recordClientRetry: (jobId, retry) => recordClientRetry(pool, jobId, retry),
   };
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { healthSchema, readinessSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
-import { appliedVersion, loadMigrations } from '../../db/migrate.js';
+import { loadMigrations } from '../../db/migrate.js';
 import { answer, problemResponse } from '../schemas.js';
 import { sendProblem } from '../sendProblem.js';
 
@@ -39,8 +39,8 @@ export async function healthRoutes(app: FastifyInstance, { onejob }: { onejob: O
     async (_req, reply) => {
       let version: number;
       try {
-        // appliedVersion's first query also answers whether the database can be reached.
-        version = await appliedVersion(onejob.pool);
+        // Its first query also answers whether the database can be reached.
+        version = await onejob.schemaVersion();
       } catch {
         return sendProblem(reply, 'database_unavailable', 'The database cannot be reached.');
       }

@@ -1,13 +1,13 @@
 // One attempt of a compat job: the normalised request sent in the provider's own wire
-// format, the answer classified as every inference call's is (a refused connection is
+// format (the vendor's module in src/compat/ writes the body and reads the answer), the
+// answer classified as every inference call's is (a refused connection is
 // a definite failure, an abort or a reset unknown), and the text kept as the completion.
 // No output contract is applied here: the client's request, not an operation's
 // template, decided what the answer should look like. The contract is for verification.
 
-import { anthropicCompletion, anthropicUpstreamBody } from '../../compat/anthropic/anthropicUpstream.js';
 import { type ChatCompletion, type ChatRequest, conversationText } from '../../compat/chatRequest.js';
-import { openAiCompletion, openAiUpstreamBody } from '../../compat/openai/openaiUpstream.js';
 import { readSse } from '../../compat/readSse.js';
+import type { UpstreamWire } from '../../compat/wire.js';
 import type { AnthropicProviderConfig, OpenAiProviderConfig } from '../../config/types.js';
 import {
   envelopeFailure,
@@ -26,6 +26,8 @@ import { streamedCompletion } from './streamedCompletion.js';
 export interface CompatUpstream {
   name: string;
   config: OpenAiProviderConfig | AnthropicProviderConfig;
+  /** The vendor's wire the provider speaks. */
+  wire: UpstreamWire;
   url: string;
   /** Authentication and version headers of the provider. */
   headers: Record<string, string>;
@@ -36,23 +38,19 @@ export async function callCompatUpstream(
   upstream: CompatUpstream,
   call: ProviderCall,
 ): Promise<ProviderOutcome> {
-  const { name, config } = upstream;
+  const { name, config, wire } = upstream;
   const request = call.input as unknown as ChatRequest;
-  // Verification sets the contract's temperature; a client's call keeps its own.
-  const temperature = call.temperature ?? request.temperature;
-  const openai = config.kind === 'openai-compatible';
-  if (!openai && request.responseFormat) {
+  const refused = wire.cannotCarry(request);
+  if (refused)
     return {
       kind: 'failure',
-      error: {
-        code: 'parameter_unsupported',
-        message: `provider ${name} (kind anthropic) takes no response_format; nothing was sent`,
-      },
+      error: { code: 'parameter_unsupported', message: `provider ${name} (kind ${config.kind}) ${refused}` },
     };
-  }
-  const body = openai
-    ? openAiUpstreamBody(request, config.model, temperature)
-    : anthropicUpstreamBody(request, config.model, upstream.defaultMaxTokens, temperature);
+  const body = wire.upstreamBody(request, config.model, {
+    // Verification sets the contract's temperature; a client's call keeps its own.
+    temperature: call.temperature ?? request.temperature,
+    defaultMaxTokens: upstream.defaultMaxTokens,
+  });
   const headers = { ...identityHeaders(call), ...upstream.headers };
   if (call.onText) return streamUpstream(upstream, call, body, headers, call.onText);
   const answer = await postJson(upstream.url, headers, body, call.signal);
@@ -71,10 +69,7 @@ function answerOutcome(upstream: CompatUpstream, answer: HttpAnswer): ProviderOu
     return statusOutcome(answer, error?.message ? `${error.type ?? 'error'}: ${error.message}` : undefined);
   }
   if (!envelope.ok) return envelopeFailure(name, answer, 'its body is not a JSON object');
-  const completion =
-    config.kind === 'openai-compatible'
-      ? openAiCompletion(envelope.body, name, config.model)
-      : anthropicCompletion(envelope.body, name, config.model);
+  const completion = upstream.wire.completion(envelope.body, name, config.model);
   if ('invalid' in completion)
     return envelopeFailure(name, answer, completion.invalid, undefined, config.prices);
   return success(upstream, completion);
@@ -103,7 +98,6 @@ async function streamUpstream(
 ): Promise<ProviderOutcome> {
   const { name, config } = upstream;
   const request = call.input as unknown as ChatRequest;
-  const wire = config.kind === 'openai-compatible' ? 'openai' : 'anthropic';
   const estimate = (outcome: ProviderOutcome) =>
     withEstimatedCost(outcome, config, conversationText(request));
   let response: Response;
@@ -111,11 +105,7 @@ async function streamUpstream(
     response = await fetch(upstream.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({
-        ...body,
-        stream: true,
-        ...(wire === 'openai' ? { stream_options: { include_usage: true } } : {}),
-      }),
+      body: JSON.stringify({ ...body, ...upstream.wire.streamFields }),
       signal: call.signal,
     });
   } catch (error) {
@@ -127,7 +117,7 @@ async function streamUpstream(
       const text = await response.text();
       return answerOutcome(upstream, { status: response.status, headers: response.headers, text });
     }
-    const answer = await streamedCompletion(wire, readSse(response.body), onText);
+    const answer = await streamedCompletion(upstream.wire, readSse(response.body), onText);
     if (call.signal.aborted) return estimate(fetchFailure(upstream.url, call.signal.reason, call.signal));
     const usage: Usage = { inputTokens: answer.inputTokens, outputTokens: answer.outputTokens };
     if (!answer.complete) {

@@ -1,0 +1,9 @@
+// Anthropic's stop reasons.
+import { finishReasons } from '../finishReasons.js';
+
+export const ANTHROPIC_FINISH = finishReasons({
+  stop: 'end_turn',
+  stop_sequence: 'stop_sequence',
+  length: 'max_tokens',
+  content_filter: 'refusal',
+});

@@ -1,0 +1,9 @@
+// OpenAI's finish reasons: a stop sequence is a `stop` there.
+import { finishReasons } from '../finishReasons.js';
+
+export const OPENAI_FINISH = finishReasons({
+  stop: 'stop',
+  stop_sequence: 'stop',
+  length: 'length',
+  content_filter: 'content_filter',
+});
