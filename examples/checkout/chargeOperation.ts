@@ -25,7 +25,7 @@ export function chargeOperation(paymentApiUrl: string) {
       try {
         response = await fetch(`${paymentApiUrl}/v1/charges`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'idempotency-key': ctx.idempotencyKey },
+          headers: { 'content-type': 'application/json', 'idempotency-key': ctx.downstreamKey },
           body: JSON.stringify({
             amount: ctx.input.amount,
             currency: ctx.input.currency,

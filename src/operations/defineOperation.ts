@@ -16,8 +16,16 @@ export interface RunContext<I> {
   /** The provider name this attempt targets (one of `providers`; the operation's name by default). */
   provider: string;
   /**
-   * The same for every attempt of the job: pass it to downstream APIs that dedupe
-   * (for example as Stripe's `Idempotency-Key`), so a retry is one intent there too.
+   * The key to give downstream APIs that dedupe (for example as Stripe's `Idempotency-Key`),
+   * so every attempt of the job is one intent there too. It is the job's id: the same for
+   * every attempt, unique per owner and intent, and not the key the job was created with
+   * (that one is the caller's, and two owners may use the same one).
+   */
+  downstreamKey: string;
+  /**
+   * The same value as `downstreamKey` (the job's id), under a name that read as the key the
+   * job was created with.
+   * @deprecated Use `downstreamKey`; `idempotencyKey` will be removed in a future major version.
    */
   idempotencyKey: string;
   /**
@@ -65,7 +73,7 @@ export interface CodeOperationDefinition<S, R> {
    */
   providers?: readonly string[];
   /**
-   * Running `run` again with the same `idempotencyKey` is safe (the downstream API dedupes
+   * Running `run` again with the same `downstreamKey` is safe (the downstream API dedupes
    * on it). Lets the engine resolve an unknown attempt by running it again.
    */
   idempotent?: boolean;
@@ -111,7 +119,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
  *   inputSchema: { type: 'object', required: ['amount'], properties: { amount: { type: 'integer' } } },
  *   attemptTimeoutMs: 10_000,
  *   async run(ctx) {
- *     return chargeCard(ctx.input.amount, { idempotencyKey: ctx.idempotencyKey, signal: ctx.signal });
+ *     return chargeCard(ctx.input.amount, { idempotencyKey: ctx.downstreamKey, signal: ctx.signal });
  *   },
  * });
  * ```

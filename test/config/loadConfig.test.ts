@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
 import { validateConfigWith } from '../../src/config/loadConfig.js';
 import { ConfigError, configChecks, validateConfig } from '../../src/engine/loadConfig.js';
@@ -183,10 +186,8 @@ describe('configuration', () => {
   });
 
   it('onejob serve refuses to start with a bad config file and exits 2 naming every bad key', async () => {
-    const { writeFile, mkdtemp } = await import('node:fs/promises');
-    const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
     const dir = await mkdtemp(join(tmpdir(), 'onejob-config-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
     const file = join(dir, 'bad.json');
     const config = base();
     config.providers.pay = { kind: 'http', url: 'http://127.0.0.1:9/charge', idempotant: true };

@@ -24,7 +24,7 @@ const charge = defineOperation('charge', {
   async run(ctx) {
     signals.set(`${ctx.jobId}/${ctx.attempt}`, ctx.signal);
     if (ctx.attempt === 1) await gateFor(ctx.jobId).wait();
-    return { chargeId: `ch_${ctx.attempt}`, key: ctx.idempotencyKey };
+    return { chargeId: `ch_${ctx.attempt}`, key: ctx.downstreamKey, formerKey: ctx.idempotencyKey };
   },
 });
 
@@ -94,7 +94,7 @@ describe('a run that ignores its abort signal', () => {
     await lib.onejob.attempts.start('shop', job.id);
     const succeeded = await lib.onejob.jobs.wait('shop', job.id, 20_000);
     expect(succeeded.state).toBe('succeeded');
-    expect(succeeded.result).toEqual({ chargeId: 'ch_2', key: job.id });
+    expect(succeeded.result).toEqual({ chargeId: 'ch_2', key: job.id, formerKey: job.id });
     const winner = succeeded.completedBy;
 
     // Attempt 1 finally answers: discarded, recorded with its digest, the job untouched.
@@ -103,9 +103,11 @@ describe('a run that ignores its abort signal', () => {
       const rows = await auditOf(job.id, 'late_result_discarded');
       return rows.length ? rows : undefined;
     });
-    expect(late?.data.discardedDigest).toBe(payloadDigest({ chargeId: 'ch_1', key: job.id }));
+    expect(late?.data.discardedDigest).toBe(
+      payloadDigest({ chargeId: 'ch_1', key: job.id, formerKey: job.id }),
+    );
     const final = await lib.onejob.jobs.get('shop', job.id, { operation: 'charge' });
-    expect(final.result).toEqual({ chargeId: 'ch_2', key: job.id });
+    expect(final.result).toEqual({ chargeId: 'ch_2', key: job.id, formerKey: job.id });
     expect(final.completedBy).toBe(winner);
     expect(final.attempts.map((a) => a.state)).toEqual(['abandoned', 'succeeded']);
   });

@@ -1,7 +1,7 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
 import { ConfigError, validateConfig } from '../../src/engine/loadConfig.js';
 import { spawnOnejob } from '../helpers/spawnOnejob.js';
@@ -121,6 +121,7 @@ describe('provider configuration', () => {
 
   it('onejob serve refuses to start when an API key variable is unset, exits 2 and names the key', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'onejob-providers-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
     const file = join(dir, 'config.json');
     const config = base();
     config.providers.backup = {

@@ -73,6 +73,7 @@ export function createCodeProvider(
         attemptId: call.attemptId,
         attempt: call.attempt,
         provider: name,
+        downstreamKey: call.idempotencyKey,
         idempotencyKey: call.idempotencyKey,
         signal: controller.signal,
         traceparent: call.traceparent ?? null,
