@@ -27,6 +27,7 @@ export const UNIT_TESTS = [
   'test/db/databaseOutage.test.ts',
   'test/db/hostList.test.ts',
   'test/db/migrationsModule.test.ts',
+  'test/db/oncePerOutage.test.ts',
   'test/errors/errorsDoc.test.ts',
   'test/http/noSqlInHttpLayer.test.ts',
   'test/inbox/inboxSources.test.ts',

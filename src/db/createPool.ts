@@ -26,9 +26,8 @@ export function createPool(options: PoolOptions): pg.Pool {
     application_name: options.applicationName ?? 'onejob',
     ...(options.sessionOptions ? { options: options.sessionOptions } : {}),
   });
-  pool.on('error', (error) => {
-    options.logger?.warn({ err: error }, 'idle PostgreSQL connection failed');
-  });
+  const idleFailed = oncePerOutage(options.logger, 'idle PostgreSQL connection failed');
+  pool.on('error', idleFailed);
   guardCheckedOutClients(pool, options.logger);
   return pool;
 }
@@ -40,11 +39,35 @@ export function createPool(options: PoolOptions): pg.Pool {
  * listener of its own; the statement that follows fails and the transaction rolls back.
  */
 export function guardCheckedOutClients(pool: pg.Pool, logger?: Logger): void {
+  const lost = oncePerOutage(logger, 'PostgreSQL connection lost while checked out');
   pool.on('connect', (client) => {
-    client.on('error', (error) => {
-      logger?.warn({ err: error }, 'PostgreSQL connection lost while checked out');
-    });
+    client.on('error', lost);
   });
+}
+
+/**
+ * A server that dies fails every connection of a pool in the same instant. One warning
+ * with the first error says so; the others within `windowMs` are counted into the next
+ * warning instead of printing a stack trace each.
+ */
+export function oncePerOutage(
+  logger: Logger | undefined,
+  message: string,
+  windowMs = 5_000,
+): (error: Error) => void {
+  let lastAt = Number.NEGATIVE_INFINITY;
+  let quiet = 0;
+  return (error) => {
+    const now = Date.now();
+    if (now - lastAt < windowMs) {
+      quiet++;
+      return;
+    }
+    lastAt = now;
+    const alsoFailed = quiet;
+    quiet = 0;
+    logger?.warn(alsoFailed > 0 ? { err: error, alsoFailed } : { err: error }, message);
+  };
 }
 
 /** Anything that can run a query: a pool, or a client inside the caller's transaction. */
