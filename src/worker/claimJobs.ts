@@ -386,18 +386,39 @@ export async function claimQueuedJobs(
 
 // The operation check is a probe of the one job of each candidate (OFFSET 0 keeps it one):
 // written as IN, a plan made without statistics hashed every job of those operations.
+// An attempt for a paused provider waits; one for a capped provider ($4, maxConcurrency)
+// is taken only with a free slot of it, which it then holds (as in the batch claim).
 const CLAIM_UNOWNED_SQL = `
 WITH picked AS (
-  SELECT id FROM onejob.attempts
+  SELECT id, provider FROM onejob.attempts
   WHERE state = 'starting' AND lease_owner IS NULL
     AND ($3::text[] IS NULL OR EXISTS (
       SELECT 1 FROM onejob.jobs j WHERE j.id = attempts.job_id AND j.operation = ANY($3::text[]) OFFSET 0))
+    AND NOT EXISTS (
+      SELECT 1 FROM onejob.provider_pauses z WHERE z.provider = attempts.provider AND z.until > now())
   ORDER BY started_at
   LIMIT 1
   FOR UPDATE SKIP LOCKED
+),
+slot AS (
+  SELECT s.provider, s.slot_no FROM onejob.provider_slots s
+  WHERE s.provider = (SELECT provider FROM picked) AND $4::jsonb ? s.provider
+    AND s.slot_no <= ($4::jsonb ->> s.provider)::int
+    AND (s.holder IS NULL OR NOT onejob.provider_slot_held(s.holder))
+  ORDER BY s.slot_no
+  LIMIT 1
+  FOR UPDATE SKIP LOCKED
+),
+admitted AS (
+  SELECT p.id FROM picked p WHERE NOT ($4::jsonb ? p.provider) OR EXISTS (SELECT 1 FROM slot)
+),
+held AS (
+  UPDATE onejob.provider_slots s SET holder = (SELECT id FROM admitted), taken_at = now()
+  FROM slot WHERE s.provider = slot.provider AND s.slot_no = slot.slot_no
+  RETURNING s.slot_no
 )
 UPDATE onejob.attempts a SET lease_owner = $1, lease_expires_at = now() + make_interval(secs => $2::float8 / 1000)
-FROM picked WHERE a.id = picked.id
+FROM admitted WHERE a.id = admitted.id
 RETURNING ${ATTEMPT_COLUMNS.split(', ')
   .map((c) => `a.${c}`)
   .join(', ')},
@@ -405,15 +426,19 @@ RETURNING ${ATTEMPT_COLUMNS.split(', ')
 
 const JOB_SQL = 'SELECT id, operation, input, traceparent FROM onejob.jobs WHERE id = $1';
 
-/** Takes one attempt that was started through the API and waits for a worker. */
+/**
+ * Takes one attempt that was started through the API and waits for a worker, unless its
+ * provider is paused or (`caps`) has no free slot: then it waits, and so do those after it.
+ */
 export async function claimUnownedAttempt(
   db: Queryable,
-  worker: { id: string; leaseMs: number; operations?: string[] },
+  worker: { id: string; leaseMs: number; operations?: string[]; caps?: Record<string, number> },
 ): Promise<ClaimedAttempt | undefined> {
   const { rows } = await db.query<AttemptRow & { waited: number }>(CLAIM_UNOWNED_SQL, [
     worker.id,
     worker.leaseMs,
     worker.operations ?? null,
+    worker.caps ?? {},
   ]);
   const row = rows[0];
   if (!row) return undefined;

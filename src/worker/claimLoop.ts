@@ -167,6 +167,7 @@ async function claimLoop(
               id: ctx.id,
               leaseMs,
               operations: operations.names(),
+              caps: loop.limits.providers,
             });
             if (!unowned) break;
             metrics.claimLatency.observe(unowned.waitedSeconds);

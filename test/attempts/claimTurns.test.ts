@@ -6,6 +6,7 @@ import { makeProviderSlots } from '../../src/providers/providerSlots.js';
 import {
   type ClaimLimits,
   claimQueuedJobs,
+  claimUnownedAttempt,
   newOwnerTurns,
   type OwnerTurns,
 } from '../../src/worker/claimJobs.js';
@@ -200,5 +201,44 @@ describe('provider pauses', () => {
     expect(await claim(10)).toEqual([]);
     await t.onejob.pool.query("UPDATE onejob.provider_pauses SET until = now() - interval '1 second'");
     expect(await claim(10)).toHaveLength(3);
+  });
+});
+
+describe('attempts started through the API', () => {
+  /** A job with an attempt started through the API (the fallback button), waiting for a worker. */
+  async function startedThroughApi(key: string): Promise<string> {
+    const { rows } = await t.onejob.pool.query<{ id: string }>(
+      `WITH j AS (
+         INSERT INTO onejob.jobs (id, owner_id, idempotency_key, fingerprint, operation, input, state, attempt_count)
+         VALUES (gen_random_uuid(), 'a', $1, 'f', 'charge', '{}', 'running', 1) RETURNING id)
+       INSERT INTO onejob.attempts (id, job_id, owner_id, n, provider, exclusive, origin, state, job_version)
+       SELECT gen_random_uuid(), j.id, 'a', 1, 'pay', true, 'manual', 'starting', 1 FROM j RETURNING id`,
+      [key],
+    );
+    return rows[0]!.id;
+  }
+  const take = (caps: Record<string, number> = {}) =>
+    claimUnownedAttempt(t.onejob.pool, { id: 'w-test', leaseMs: 60_000, operations: ['charge'], caps });
+
+  it('wait while their provider is paused', async () => {
+    const id = await startedThroughApi('manual-paused');
+    await t.onejob.pool.query(
+      "INSERT INTO onejob.provider_pauses (provider, until) VALUES ('pay', now() + interval '1 hour')",
+    );
+    expect(await take()).toBeUndefined();
+    await t.onejob.pool.query('DELETE FROM onejob.provider_pauses');
+    expect((await take())?.attempt.id).toBe(id);
+  });
+
+  it('take a slot of a capped provider, and wait while it has none', async () => {
+    await makeProviderSlots(t.onejob.pool, { pay: 1 });
+    const first = await startedThroughApi('manual-1');
+    await startedThroughApi('manual-2');
+    expect((await take({ pay: 1 }))?.attempt.id).toBe(first);
+    const { rows } = await t.onejob.pool.query<{ holder: string }>(
+      "SELECT holder FROM onejob.provider_slots WHERE provider = 'pay'",
+    );
+    expect(rows).toEqual([{ holder: first }]);
+    expect(await take({ pay: 1 })).toBeUndefined();
   });
 });
