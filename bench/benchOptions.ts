@@ -24,6 +24,8 @@ export interface BenchOptions {
   queueJobs: number;
   /** Jobs drained to the end when counting the rows and WAL one job writes. */
   costJobs: number;
+  /** Owner A's backlog in the owners-in-turn scenario (fair). */
+  fairBacklog: number;
   /** Jobs created per second in the create-to-settled latency scenarios. */
   steadyRate: number;
   /** Scenario ids to run (all when empty). */
@@ -57,6 +59,7 @@ export const DEFAULT_BENCH_OPTIONS: BenchOptions = {
   workerConcurrency: 24,
   queueJobs: 30_000,
   costJobs: 3_000,
+  fairBacklog: 20_000,
   steadyRate: 200,
   only: [],
   out: undefined,
@@ -100,6 +103,11 @@ export function addBenchOptions(cmd: Command): Command {
     .option('--queue-jobs <n>', 'jobs pre-queued for each processing scenario', String(d.queueJobs))
     .option('--cost-jobs <n>', 'jobs drained when counting rows and WAL per job', String(d.costJobs))
     .option(
+      '--fair-backlog <n>',
+      "owner A's backlog while owner B's jobs are timed (fair)",
+      String(d.fairBacklog),
+    )
+    .option(
       '--steady-rate <n>',
       'jobs per second in the create-to-settled latency runs',
       String(d.steadyRate),
@@ -137,6 +145,7 @@ export function benchOptionsFrom(o: Record<string, unknown>): BenchOptions {
     workerConcurrency: int(s(o.workerConcurrency)),
     queueJobs: int(s(o.queueJobs)),
     costJobs: int(s(o.costJobs)),
+    fairBacklog: int(s(o.fairBacklog)),
     steadyRate: int(s(o.steadyRate)),
     only: o.only
       ? s(o.only)

@@ -123,6 +123,13 @@ export function evaluateTargets(
       0.5,
     ),
     ratio('relay-vs-jetstream', 'relay (e) ≥ 0.5 × raw JetStream publish', 'e', 'e-raw', 0.5),
+    below(
+      'fair-p99',
+      "owner B's create → settled p99 while owner A's backlog drains (fair) < 500 ms",
+      p99('fair'),
+      500,
+      'ms',
+    ),
     below('create-p99', 'create p99 at concurrency 16 < 25 ms', p99('a16'), 25, 'ms'),
     below('create-p99-64', 'create p99 at concurrency 64 < 60 ms', p99('a64'), 60, 'ms'),
     below('server-rss', `server RSS (peak, ${server}) < 200 MB`, peakRss, 200, 'MB'),

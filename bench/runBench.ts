@@ -27,6 +27,7 @@ import { onejobDrainCost } from './scenarios/drainCost.js';
 import { onejobSteadyLatency } from './scenarios/endToEnd.js';
 import { jetstreamPublish } from './scenarios/jetstreamPublish.js';
 import { libraryCreate } from './scenarios/libraryCreate.js';
+import { ownersInTurn } from './scenarios/ownersInTurn.js';
 import {
   graphileAddJob,
   graphileDrainCost,
@@ -50,6 +51,8 @@ export const SCENARIO_IDS = [
   'c',
   'd',
   'd-cold',
+  'd-owners',
+  'fair',
   'd-cost',
   'g-gw-cost',
   'l-e2e',
@@ -329,6 +332,53 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
     }
 
     await graphileDrain();
+
+    // The same drain with the queue spread over 100 owners in turn (the claim serves them
+    // round-robin), and owner B's new jobs timed while owner A's backlog drains.
+    if (wanted('d-owners', 'fair')) {
+      const unavailable = await claimCompleteUnavailable();
+      const ownersTitle = 'drain a pre-filled queue of 100 owners, interleaved, analysed (onejob worker)';
+      const fairTitle = `owner B's jobs, create → settled, while owner A's ${o.fairBacklog} queued jobs drain (onejob worker)`;
+      if (unavailable) {
+        skipped('d-owners', ownersTitle, unavailable);
+        skipped('fair', fairTitle, unavailable);
+      } else {
+        if (wanted('d-owners')) {
+          const db = await freshDatabase('owners');
+          await queueJobs(db.url, o.queueJobs, 'q-', 'analyse', 100);
+          await checkpoint(db.url);
+          await scenario('d-owners', ownersTitle, o.workerConcurrency, () =>
+            claimComplete({
+              databaseUrl: db.url,
+              workDir,
+              logLevel: o.logLevel,
+              server: o.server,
+              workerConcurrency: o.workerConcurrency,
+              queueJobs: o.queueJobs,
+              ...timing,
+            }),
+          );
+        }
+        if (wanted('fair')) {
+          const db = await freshDatabase('fair');
+          await queueJobs(db.url, o.fairBacklog, 'a-');
+          await checkpoint(db.url);
+          await scenario('fair', fairTitle, o.workerConcurrency, () =>
+            ownersInTurn({
+              databaseUrl: db.url,
+              workDir,
+              logLevel: o.logLevel,
+              server: o.server,
+              workerConcurrency: o.workerConcurrency,
+              backlog: o.fairBacklog,
+              jobs: 20,
+              everyMs: 50,
+              progress,
+            }),
+          );
+        }
+      }
+    }
 
     // Rows and WAL one job writes, side by side with graphile-worker's.
     if (wanted('d-cost')) {

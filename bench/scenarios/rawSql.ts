@@ -60,7 +60,8 @@ export async function registerPublisher(url: string, name: string): Promise<void
 const QUEUE_JOBS_SQL = `
 INSERT INTO onejob.jobs (id, owner_id, idempotency_key, fingerprint, operation, input, created_at, run_after)
 SELECT (lpad(to_hex(ms), 12, '0') || '7' || substr(r, 14, 3) || '8' || substr(r, 18, 15))::uuid,
-       $1, $2 || g, $3, 'noop', $4::jsonb, to_timestamp(ms / 1000.0), to_timestamp(ms / 1000.0)
+       CASE WHEN $6::int = 1 THEN $1 ELSE $1 || '-' || (g % $6::int) END,
+       $2 || g, $3, 'noop', $4::jsonb, to_timestamp(ms / 1000.0), to_timestamp(ms / 1000.0)
 FROM (
   SELECT g, start + g AS ms, replace(gen_random_uuid()::text, '-', '') AS r
   FROM generate_series(0, $5 - 1) g,
@@ -71,17 +72,20 @@ FROM (
  * Inserts `count` queued jobs `keyPrefix0..count-1` in one statement, with the fingerprint of
  * the bench request body: replays find them, and processing scenarios start from a full queue.
  * `statistics`: analyse the jobs afterwards, or leave the tables without statistics.
+ * `owners` > 1 spreads the jobs over that many owners, interleaved in creation order.
  */
 export async function queueJobs(
   url: string,
   count: number,
   keyPrefix: string,
   statistics: 'analyse' | 'none' = 'analyse',
+  /** Owners the jobs belong to in turn (`bench-0`, `bench-1`, ...); 1: all the bench owner's. */
+  owners = 1,
 ): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(QUEUE_JOBS_SQL, [BENCH_OWNER, keyPrefix, PRINT, INPUT, count]);
+    await client.query(QUEUE_JOBS_SQL, [BENCH_OWNER, keyPrefix, PRINT, INPUT, count, owners]);
     if (statistics === 'analyse') await client.query('ANALYZE onejob.jobs');
     else {
       // A worker started on a freshly filled queue: no statistics, and none arriving during

@@ -29,6 +29,7 @@ describe('bench harness', () => {
       // Enough that the relay (e), the fastest drain, is still publishing when its window opens.
       queueJobs: 12_000,
       costJobs: 500,
+      fairBacklog: 3_000,
       steadyRate: 50,
       logLevel: 'warn',
       // The source under test, not whatever dist/ was last built.
@@ -41,7 +42,17 @@ describe('bench harness', () => {
     for (const s of run.scenarios) {
       if (s.status === 'skipped') {
         // Only the scenarios that wait for a role or for PgBouncer may be skipped, and they say why.
-        expect(['d', 'd-cold', 'd-cost', 'l-e2e', 'e', 'i-direct', 'i-pgbouncer']).toContain(s.id);
+        expect([
+          'd',
+          'd-cold',
+          'd-owners',
+          'fair',
+          'd-cost',
+          'l-e2e',
+          'e',
+          'i-direct',
+          'i-pgbouncer',
+        ]).toContain(s.id);
         expect(s.note).toMatch(s.id.startsWith('i-') ? /pgbouncer is not installed/ : /not available/);
         continue;
       }
