@@ -35,7 +35,7 @@ beforeAll(async () => {
   config = configWith(
     { pay: { kind: 'http', url: fake.chargeUrl, maxConcurrency: CAP } },
     { charge: { kind: 'http', providers: ['pay'], effect: 'exclusive', attemptTimeoutMs: 20_000 } },
-    { leaseMs: 5_000, pollMs: 20, concurrency: 16 },
+    { leaseMs: 30_000, pollMs: 20, concurrency: 16 },
   );
   t = await startTestApp({ config });
   db = t.db;
@@ -50,6 +50,20 @@ describe('provider concurrency across processes', () => {
   it(`two worker processes with 16 slots each and a provider capped at ${CAP}: never more than ${CAP} calls open at once, and every job succeeds`, {
     timeout: 180_000,
   }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'onejob-capped-'));
+    const file = join(dir, 'config.json');
+    await writeFile(file, JSON.stringify(config));
+    for (let w = 0; w < 2; w++) {
+      workers.push(
+        spawnOnejob(['serve', '--role', 'worker', '--config', file], {
+          DATABASE_URL: db.url,
+          ONEJOB_API_KEYS: 'token-a=owner-a',
+          LOG_LEVEL: 'info',
+        }),
+      );
+    }
+    // Both take part from the first job: the cap must hold across them, not in one of them.
+    await Promise.all(workers.map((w) => w.waitForOutput(/worker started/)));
     await Promise.all(
       Array.from({ length: JOBS }, (_, i) =>
         t.onejob.jobs.create({
@@ -60,18 +74,6 @@ describe('provider concurrency across processes', () => {
         }),
       ),
     );
-    const dir = await mkdtemp(join(tmpdir(), 'onejob-capped-'));
-    const file = join(dir, 'config.json');
-    await writeFile(file, JSON.stringify(config));
-    for (let w = 0; w < 2; w++) {
-      workers.push(
-        spawnOnejob(['serve', '--role', 'worker', '--config', file], {
-          DATABASE_URL: db.url,
-          ONEJOB_API_KEYS: 'token-a=owner-a',
-          LOG_LEVEL: 'warn',
-        }),
-      );
-    }
     await until(
       'every job to succeed',
       async () => {
