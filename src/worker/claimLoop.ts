@@ -149,7 +149,8 @@ async function claimLoop(
   while (ctx.running()) {
     let wait = pollMs;
     loop.kicked = false;
-    // The last claim of this round found fewer jobs than free slots.
+    // The last claim of this round found fewer jobs than free slots (an owner cut to its
+    // share included: other owners' jobs may still be waiting for their time).
     let dryRound = false;
     try {
       if (!slotsMade) {
@@ -189,7 +190,7 @@ async function claimLoop(
         // A short batch with an owner cut to its share: the next claim serves the others' leftovers.
         const cut = loop.turns.more;
         loop.dry = batch.length < free && !cut;
-        dryRound = loop.dry;
+        dryRound = batch.length < free;
         if (batch.length === 0) break;
         loop.busy += batch.length;
         for (const claimed of batch) {
