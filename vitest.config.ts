@@ -38,6 +38,7 @@ export const UNIT_TESTS = [
   'test/providers/adapters.test.ts',
   'test/providers/inferenceContract.test.ts',
   'test/providers/providerConfig.test.ts',
+  'test/time/periodicTask.test.ts',
   'test/vocabulary/vocabulary.test.ts',
 ];
 

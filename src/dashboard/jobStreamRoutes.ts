@@ -3,7 +3,7 @@ import type { Onejob } from '../createOnejob.js';
 import { rateLimited } from '../http/authenticate.js';
 import type { WaitSlots } from '../http/limits/WaitSlots.js';
 import { ownerOf } from '../http/requestContext.js';
-import type { JobView } from '../jobs/jobView.js';
+import { type JobView, TERMINAL_JOB_STATES } from '../jobs/jobView.js';
 
 /** How long one stream lives; the page reconnects, so no connection is held forever. */
 const STREAM_MS = 5 * 60_000;
@@ -15,8 +15,6 @@ const STREAM_MS = 5 * 60_000;
 const REREAD_MS = 5_000;
 /** A comment line now and then keeps proxies from closing an idle stream. */
 const HEARTBEAT_MS = 15_000;
-
-const FINAL = new Set(['succeeded', 'failed', 'cancelled']);
 
 export interface JobStreamRoutesOptions {
   onejob: Onejob;
@@ -95,7 +93,7 @@ export async function jobStreamRoutes(app: FastifyInstance, { onejob, waitSlots 
       send(job);
       try {
         // An archived job has no change mark: what was sent is final.
-        while (mark && !stop.signal.aborted && !FINAL.has(mark.state)) {
+        while (mark && !stop.signal.aborted && !TERMINAL_JOB_STATES.includes(mark.state)) {
           await Promise.race([onejob.wakeups.waitForJob(id, REREAD_MS), stopped]);
           if (stop.signal.aborted) break;
           const now = await onejob.jobs.changeMark(ownerId, id);

@@ -5,6 +5,7 @@ import { DEADLOCK_DETECTED, isDatabaseUnavailable, SERIALIZATION_FAILURE, sqlSta
 import { withTransaction } from '../db/withTransaction.js';
 import type { Metrics } from '../observability/createMetrics.js';
 import { redactedMessage } from '../observability/redactUrl.js';
+import { periodicTask } from '../time/periodicTask.js';
 import { FINISHED_ATTEMPT_STATES } from '../vocabulary/attemptStates.js';
 import { type CheckedTransfer, checkTransferRequest } from './checkTransferRequest.js';
 import { differentFields, sameTransfer } from './createTransfer.js';
@@ -241,20 +242,16 @@ export function startCostPoster(
   intervalMs = 1_000,
   options: CostPosterOptions = {},
 ): () => Promise<void> {
-  let stopped = false;
-  let current: Promise<unknown> = Promise.resolve();
-  const tick = async () => {
-    if (stopped) return;
-    current = postPendingAttemptCosts(pool, config, options).catch(onError);
-    await current;
-    if (!stopped) timer = setTimeout(tick, intervalMs);
+  const post = async () => {
+    await postPendingAttemptCosts(pool, config, options).catch(onError);
   };
-  let timer = setTimeout(tick, intervalMs);
+  const task = periodicTask(intervalMs, post);
+  task.start();
+  let stopped = false;
   return async () => {
     if (stopped) return;
     stopped = true;
-    clearTimeout(timer);
-    await current;
-    await postPendingAttemptCosts(pool, config, options).catch(onError);
+    await task.stop();
+    await post();
   };
 }

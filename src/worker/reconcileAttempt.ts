@@ -6,7 +6,8 @@ import { type AfterCommit, afterCompletion, afterFailure } from '../jobs/afterCo
 import type { AttemptRow } from '../jobs/attemptRow.js';
 import { completeAttempt } from '../jobs/completeAttempt.js';
 import { failAttempt } from '../jobs/failAttempt.js';
-import type { ProviderCall, ProviderOutcome, ProviderStatus } from '../providers/types.js';
+import { attemptCall } from '../providers/attemptCall.js';
+import type { ProviderOutcome, ProviderStatus } from '../providers/types.js';
 
 /**
  * What reconciliation found. A resolved one has committed its settlement; the caller
@@ -77,16 +78,7 @@ export async function reconcileAttempt(
   }
   const provider = onejob.providers.get(attempt.provider);
   if (!provider) return { resolved: false, why: `provider ${attempt.provider} is not available here` };
-  const call: ProviderCall = {
-    jobId: job.id,
-    attemptId: attempt.id,
-    attempt: attempt.n,
-    operation,
-    input: job.input,
-    idempotencyKey: job.id,
-    traceparent: job.traceparent,
-    signal,
-  };
+  const call = attemptCall(job, attempt, operation, { signal });
   if (provider.status) {
     let status: ProviderStatus;
     try {

@@ -13,6 +13,7 @@ import { markUnknown } from '../jobs/markUnknown.js';
 import { startAttempt } from '../jobs/startAttempt.js';
 import type { TraceSpan } from '../observability/tracing/tracing.js';
 import type { Operation } from '../operations/operationRegistry.js';
+import { attemptCall } from '../providers/attemptCall.js';
 import { NoProviderSlot, providerCaps } from '../providers/providerSlots.js';
 import { pauseOf } from '../providers/providerThrottle.js';
 import type { ProviderOutcome } from '../providers/types.js';
@@ -205,18 +206,14 @@ async function call(
   const inFlight = r.ctx.deps.metrics.providerCallsInFlight.labels({ provider: attempt.provider });
   inFlight.inc();
   try {
-    outcome = await provider.call({
-      jobId: job.id,
-      attemptId: attempt.id,
-      attempt: attempt.n,
-      operation,
-      input: job.input,
-      idempotencyKey: job.id,
-      // The adapters send it as `traceparent`: the provider's own spans join the job's trace.
-      traceparent: client.traceparent ?? job.traceparent,
-      signal: controller.signal,
-      onText: relay?.onText,
-    });
+    outcome = await provider.call(
+      attemptCall(job, attempt, operation, {
+        // The adapters send it as `traceparent`: the provider's own spans join the job's trace.
+        traceparent: client.traceparent ?? job.traceparent,
+        signal: controller.signal,
+        onText: relay?.onText,
+      }),
+    );
   } catch (error) {
     outcome = { kind: 'unknown', error: { code: 'provider_error', message: (error as Error).message } };
   } finally {

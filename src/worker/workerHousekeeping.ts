@@ -6,6 +6,7 @@ import { type AfterCommit, afterFailure, afterUnknown } from '../jobs/afterCommi
 import type { AttemptRow } from '../jobs/attemptRow.js';
 import { failAttempt } from '../jobs/failAttempt.js';
 import { markUnknown } from '../jobs/markUnknown.js';
+import { periodicTask } from '../time/periodicTask.js';
 import { claimUnknownAttempt, type ExpiredLease, findExpiredLeases, renewLeases } from './leases.js';
 import { type ReconcileJob, reconcileAttempt } from './reconcileAttempt.js';
 import { settled, type WorkerContext } from './workerContext.js';
@@ -42,41 +43,27 @@ export interface Housekeeping {
 export function startHousekeeping(ctx: WorkerContext): Housekeeping {
   const { leaseMs } = ctx.settings;
   // Housekeeping (lease renewal above all) goes on until stop(), after the last attempt drained.
-  let on = true;
   const own: Housekeeper = { ctx, unknownCountedAt: 0 };
-  const timers = new Set<NodeJS.Timeout>();
-  // Ticks in progress: stopping waits for them, so none queries a pool the caller is about to close.
-  const ticking = new Set<Promise<void>>();
   const outage = new DatabaseOutage(ctx.log, 'worker housekeeping (lease renewal, expiry, reconciliation)');
   const every = (ms: number, fn: (h: Housekeeper) => Promise<void>) => {
-    const tick = async () => {
+    const task = periodicTask(ms, async () => {
       try {
         await fn(own);
         outage.succeeded();
       } catch (error) {
         outage.failed(error, 'worker housekeeping failed', 0);
       }
-      if (on) schedule();
-    };
-    const schedule = () => {
-      const t = setTimeout(() => {
-        timers.delete(t);
-        const running = tick();
-        ticking.add(running);
-        void running.finally(() => ticking.delete(running));
-      }, ms);
-      timers.add(t);
-    };
-    schedule();
+    });
+    task.start();
+    return task;
   };
-  every(Math.max(20, Math.floor(leaseMs / 3)), heartbeat);
-  every(Math.max(20, Math.min(1_000, Math.floor(leaseMs / 2))), maintain);
+  const tasks = [
+    every(Math.max(20, Math.floor(leaseMs / 3)), heartbeat),
+    every(Math.max(20, Math.min(1_000, Math.floor(leaseMs / 2))), maintain),
+  ];
   return {
     async stop() {
-      on = false;
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      await Promise.all([...ticking]);
+      await Promise.all(tasks.map((task) => task.stop()));
     },
   };
 }

@@ -10,7 +10,7 @@ import { rateLimited } from '../../http/authenticate.js';
 import type { WaitSlots } from '../../http/limits/WaitSlots.js';
 import { ownerOf, traceparentOf } from '../../http/requestContext.js';
 import { parseIdempotencyKey } from '../../jobs/idempotencyKey.js';
-import type { JobView } from '../../jobs/jobView.js';
+import { type JobView, TERMINAL_JOB_STATES } from '../../jobs/jobView.js';
 import { callDeadlineMs } from '../callDeadline.js';
 import type { ChatCompletion, ParsedCall } from '../chatRequest.js';
 import { compatOperationName } from '../compatModels.js';
@@ -24,11 +24,8 @@ export interface CompatDeps {
   settings: { waitMs: number; maxWaitMs: number };
 }
 
-const FINAL = new Set(['succeeded', 'failed', 'cancelled']);
 /** How often a waiting stream sends an SSE comment, so no proxy closes it as idle. */
 const KEEPALIVE_MS = 15_000;
-/** Longest a wait goes without re-reading the job, in case a wake-up was lost. */
-const REREAD_MS = 5_000;
 
 const KEY_HINT =
   'Send an Idempotency-Key header, one per user intent and the same on every retry: ' +
@@ -43,23 +40,6 @@ function keyOf(request: FastifyRequest): string {
     if (isOnejobError(error, 'idempotency_key_missing'))
       throw new OnejobError('idempotency_key_missing', KEY_HINT);
     throw error;
-  }
-}
-
-/** The job once it is final, or as it is when `ms` has passed. An unknown outcome is not final: a pure job retries. */
-async function waitForJob(
-  onejob: Onejob,
-  owner: string,
-  id: string,
-  ms: number,
-  gone: () => boolean = () => false,
-): Promise<JobView> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const job = await onejob.jobs.get(owner, id);
-    const left = deadline - Date.now();
-    if (FINAL.has(job.state) || left <= 0 || gone()) return job;
-    await onejob.wakeups.waitForJob(id, Math.min(left, REREAD_MS));
   }
 }
 
@@ -147,7 +127,7 @@ export async function serveCompletion(
   let release = true;
   try {
     // A job already final answers at once, with its status; a stream of a running job opens now.
-    if (call.stream && !FINAL.has(job.state)) {
+    if (call.stream && !TERMINAL_JOB_STATES.includes(job.state)) {
       release = false;
       return openStream(deps, wire, wireCall, owner, reply);
     }
@@ -156,15 +136,14 @@ export async function serveCompletion(
     reply.raw.on('close', () => {
       gone = true;
     });
-    const waited = await waitForJob(
-      onejob,
-      owner,
-      job.id,
-      callDeadlineMs(request.headers['x-stainless-timeout'], deps.settings),
-      () => gone,
-    );
+    // An unknown outcome is not final: a pure job retries.
+    const waited = await onejob.jobs.waitFor(owner, job.id, {
+      until: TERMINAL_JOB_STATES,
+      ms: callDeadlineMs(request.headers['x-stainless-timeout'], deps.settings),
+      stopped: () => gone,
+    });
     if (waited.state !== 'succeeded') {
-      if (!FINAL.has(waited.state)) pendingHeaders(reply);
+      if (!TERMINAL_JOB_STATES.includes(waited.state)) pendingHeaders(reply);
       throw notCompleted(waited);
     }
     const completion = completionOf(waited);
@@ -211,7 +190,11 @@ function openStream(
   const finish = async () => {
     try {
       // A client that went away stops the wait at the next re-read: the job goes on without it.
-      const job = await waitForJob(deps.onejob, owner, call.jobId, deps.settings.maxWaitMs, () => closed);
+      const job = await deps.onejob.jobs.waitFor(owner, call.jobId, {
+        until: TERMINAL_JOB_STATES,
+        ms: deps.settings.maxWaitMs,
+        stopped: () => closed,
+      });
       live.detach();
       if (closed) return;
       if (job.state !== 'succeeded') throw notCompleted(job);

@@ -18,13 +18,19 @@ import {
   listJobEvents,
 } from '../../jobs/jobHistory.js';
 import { endJobSpan, startJobSpan } from '../../jobs/jobSpan.js';
-import { type JobView, SETTLED_JOB_STATES } from '../../jobs/jobView.js';
+import { type JobState, type JobView, SETTLED_JOB_STATES } from '../../jobs/jobView.js';
 import { type JobPage, type ListJobsQuery, listJobs } from '../../jobs/listJobs.js';
 import type { JobReadOptions } from '../../operations/code/typedJobs.js';
 import type { EngineDeps, TxOption } from '../engineDeps.js';
 
 /** Longest a long-poll goes without re-reading its job when no wake-up arrives. */
 const WAIT_REREAD_MS = 5_000;
+
+export interface WaitForOptions extends JobReadOptions<string> {
+  until: readonly JobState[];
+  ms: number;
+  stopped?: () => boolean;
+}
 
 /** `onejob.jobs`: create, read, wait for and archive jobs. */
 export interface JobsHandle {
@@ -38,6 +44,12 @@ export interface JobsHandle {
   list(ownerId: string, query?: ListJobsQuery): Promise<JobPage>;
   /** The job once it settles (succeeded, failed, cancelled or unknown), or as it is after `ms`. */
   wait(ownerId: string, id: string, ms: number, options?: JobReadOptions<string>): Promise<JobView>;
+  /**
+   * The job once it is in one of `until` (a state set of src/vocabulary/jobStates.ts), or
+   * as it is after `ms`, or at the first re-read after `stopped()` turns true (a client
+   * that went away). Every wait for a job is this one loop.
+   */
+  waitFor(ownerId: string, id: string, options: WaitForOptions): Promise<JobView>;
   /** The job's audit trail, oldest first (created, attempts, unknown outcomes, lost races, abandons). */
   events(ownerId: string, id: string): Promise<JobEventView[]>;
   /** The job's public events and their delivery state per publisher. */
@@ -70,7 +82,8 @@ function ofOperation(job: JobView, operation: string | undefined): JobView {
 export function createJobsHandle(deps: JobsDeps): JobsHandle {
   const { pool, operations, metrics, wakeups } = deps;
   const db = (o?: TxOption): Queryable => o?.tx ?? pool;
-  return {
+  const handle: JobsHandle = {
+    wait: (ownerId, id, ms, o) => handle.waitFor(ownerId, id, { ...o, until: SETTLED_JOB_STATES, ms }),
     async create(request, o) {
       refuseReservedKey(request);
       // The job row stores the creation span's traceparent, so its attempts are its children.
@@ -93,12 +106,12 @@ export function createJobsHandle(deps: JobsDeps): JobsHandle {
     },
     get: async (ownerId, id, o) => ofOperation(await getJob(db(o), ownerId, id), o?.operation),
     list: (ownerId, query = {}) => listJobs(pool, ownerId, query),
-    async wait(ownerId, id, ms, o) {
+    async waitFor(ownerId, id, { until, ms, stopped, operation }) {
       const deadline = Date.now() + ms;
       for (;;) {
-        const job = ofOperation(await getJob(pool, ownerId, id), o?.operation);
+        const job = ofOperation(await getJob(pool, ownerId, id), operation);
         const left = deadline - Date.now();
-        if (SETTLED_JOB_STATES.includes(job.state) || left <= 0) return job;
+        if (until.includes(job.state) || left <= 0 || stopped?.()) return job;
         // Settlements wake this wait (in this process at once, from others by NOTIFY);
         // the re-read every few seconds only covers a notification lost meanwhile.
         await wakeups.waitForJob(id, Math.min(left, WAIT_REREAD_MS));
@@ -110,4 +123,5 @@ export function createJobsHandle(deps: JobsDeps): JobsHandle {
     changeMark: (ownerId, id) => jobChangeMark(pool, ownerId, id),
     recordClientRetry: (jobId, retry) => recordClientRetry(pool, jobId, retry),
   };
+  return handle;
 }

@@ -1,6 +1,7 @@
 // Tells running code attempts when to stop: one query per interval for all of this
 // process's in-flight code attempts, and only while there are any.
 import type { Queryable } from '../../db/createPool.js';
+import { periodicTask } from '../../time/periodicTask.js';
 
 // An attempt should stop when it can no longer win: it was abandoned, failed or lost, or
 // its job was completed by another attempt or cancelled. `unknown` is not a reason: a
@@ -25,12 +26,8 @@ export function createAttemptWatch(
   intervalMs = WATCH_INTERVAL_MS,
 ): AttemptWatch {
   const watched = new Map<string, (reason: string) => void>();
-  let timer: NodeJS.Timeout | undefined;
-  let closed = false;
-
   const tick = async () => {
-    timer = undefined;
-    if (watched.size === 0 || closed) return;
+    if (watched.size === 0) return;
     try {
       const { rows } = await db.query<{
         id: string;
@@ -52,25 +49,20 @@ export function createAttemptWatch(
     } catch (error) {
       onError(error);
     }
-    schedule();
   };
-  const schedule = () => {
-    if (timer || closed || watched.size === 0) return;
-    timer = setTimeout(() => void tick(), intervalMs);
-    timer.unref();
-  };
+  // Runs only while something is watched; the timer never keeps the process alive.
+  const task = periodicTask(intervalMs, tick, { unref: true, idle: () => watched.size === 0 });
 
   return {
     watch(attemptId, stop) {
       watched.set(attemptId, stop);
-      schedule();
+      task.start();
       return () => {
         watched.delete(attemptId);
       };
     },
     close() {
-      closed = true;
-      if (timer) clearTimeout(timer);
+      void task.stop();
       watched.clear();
     },
   };

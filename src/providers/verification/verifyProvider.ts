@@ -9,6 +9,7 @@ import type { CheckName, CheckResult, FixtureReport, VerificationReport } from '
 import type { VerifyDeps } from '../../engine/engineDeps.js';
 import { OnejobError } from '../../errors/OnejobError.js';
 import type { Operation } from '../../operations/operationRegistry.js';
+import { attemptCall } from '../attemptCall.js';
 import { createProviders } from '../createProviders.js';
 import { type ContractViolation, checkOutputValue, describeViolations } from '../inference/checkOutput.js';
 import { checkTokenizer } from '../inference/checkTokenizer.js';
@@ -108,16 +109,14 @@ async function callChecks(
   temperature: number,
 ): Promise<[CheckResult, CheckResult]> {
   const started = Date.now();
-  const outcome = await provider.call({
-    jobId: verificationId,
-    attemptId: uuidv7(),
-    attempt: 1,
-    operation,
-    input,
-    idempotencyKey: `verify-${verificationId}-${index}`,
-    signal: AbortSignal.timeout(operation.attemptTimeoutMs),
-    temperature,
-  });
+  // Each check is a job of its own to the provider: its own key, one attempt.
+  const outcome = await provider.call(
+    attemptCall({ id: verificationId, input }, { id: uuidv7(), n: 1 }, operation, {
+      idempotencyKey: `verify-${verificationId}-${index}`,
+      signal: AbortSignal.timeout(operation.attemptTimeoutMs),
+      temperature,
+    }),
+  );
   const evidence = outcomeEvidence(outcome, Date.now() - started);
   const violated = outcome.kind === 'failure' && outcome.error.code === 'output_contract_violation';
   const roundTrip: CheckResult =
