@@ -2,7 +2,7 @@
 // only, from modules that import nothing of the engine, so the worker, the relay,
 // reconciliation, verification, the failover gate, the inbox and the handles depend on
 // a pool, a config and a few registries, never on the engine object (the test in
-// test/architecture/importGraph.test.ts keeps the domain out of the rest of engine/).
+// test/architecture/importGraph.unit.test.ts keeps the domain out of the rest of engine/).
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { RelayText } from '../compat/streamRelay.js';
