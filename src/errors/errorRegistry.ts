@@ -84,6 +84,7 @@ export const errorRegistry = {
     title: 'A transfer with this id already exists with different fields',
   },
   transfer_already_reversed: { status: 409, title: 'This transfer has already been reversed' },
+  budget_exhausted: { status: 402, title: "The owner's budget has too little left for this call" },
   transfer_not_found: { status: 404, title: 'No such transfer' },
   account_not_found: { status: 404, title: 'No such account' },
   currency_mismatch: { status: 422, title: 'The accounts of a transfer must share one currency' },
