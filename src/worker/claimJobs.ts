@@ -222,8 +222,8 @@ WITH RECURSIVE ${claimCtes()}
 ${CLAIMED_ROWS_SQL}
 ORDER BY nb.k`;
 
-// The claim must walk jobs_claimable in its order and stop after $3 jobs. Without
-// statistics (a queue filled faster than autovacuum analyses it), PostgreSQL guesses a
+// The claim must walk each owner's queued jobs in index order and stop after its share.
+// Without statistics (a queue filled faster than autovacuum analyses it), PostgreSQL guesses a
 // handful of queued jobs, finds reading them all and sorting them as cheap as walking the
 // index, and then reads, sorts and filters the whole backlog (with a live-attempt probe per
 // job) for every claim: the drain slowed to a third. No estimate can make that plan
