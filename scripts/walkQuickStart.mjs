@@ -1,7 +1,8 @@
 // Walks the README's quick start as a newcomer would, from a fresh clone of this
 // repository's committed HEAD: `npm install`, `npm start`, read the admin token, run an
 // operator command (`onejob outbox backlog`) from an empty folder with the CLI installed
-// from the clone, send the README's three requests, and stop with Ctrl-C. Slow (it runs
+// from the clone, send the README's three requests, run its SDK example with the official
+// `openai` client against the built-in config (offline), and stop with Ctrl-C. Slow (it runs
 // npm install and a first build), so it is `npm run test:quickstart`, outside `npm test`.
 // Uncommitted changes are not part of the clone: commit first.
 import { execFile, spawn } from 'node:child_process';
@@ -130,6 +131,42 @@ try {
     check((await first.json()).id === (await again.json()).id, 'two job ids for one key');
     check(other.status === 409, `a different body answered ${other.status}`);
   });
+
+  await step(
+    "the README's SDK example: the official openai client gets a completion, the same one again under the same key",
+    async () => {
+      // The README's own code, with the address this run listens on and the clone's token file.
+      const readme = readFileSync(join(clone, 'README.md'), 'utf8');
+      const example = /## Drop-in for the OpenAI and Anthropic SDKs[\s\S]*?```ts\n([\s\S]*?)```/.exec(
+        readme,
+      )?.[1];
+      check(example?.includes("model: 'gpt-4o-mini'"), 'no SDK example in the README');
+      const body = example
+        .replace(/^import .*$/gm, '')
+        .replaceAll('http://127.0.0.1:8080', base)
+        .replaceAll("'.onejob/api-key'", JSON.stringify(join(clone, '.onejob', 'api-key')));
+      const { default: OpenAI } = await import('openai');
+      const printed = [];
+      const AsyncFunction = (async () => {}).constructor;
+      const runExample = new AsyncFunction(
+        'OpenAI',
+        'readFileSync',
+        'console',
+        `${body}\nreturn completion;`,
+      );
+      const quiet = { log: (...args) => printed.push(args.join(' ')) };
+      const first = await runExample(OpenAI, readFileSync, quiet);
+      const again = await runExample(OpenAI, readFileSync, quiet);
+      check(typeof first.choices?.[0]?.message?.content === 'string', 'no completion text');
+      check(first.id === again.id, `two completions for one key: ${first.id}, ${again.id}`);
+      check(
+        first.choices[0].message.content === again.choices[0].message.content,
+        'another text for one key',
+      );
+      check(printed[0] === first.choices[0].message.content, 'the example printed something else');
+      return printed[0];
+    },
+  );
 
   await step('npx onejob outbox backlog in the clone reads .onejob/admin-token', async () => {
     const { stdout } = await sh('npx', ['onejob', 'outbox', 'backlog'], {

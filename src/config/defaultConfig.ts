@@ -2,13 +2,20 @@ import type { OnejobConfig } from './types.js';
 
 /**
  * What `onejob serve` runs with when no config file is given: simulated providers only,
- * so the quick start needs no network and no API keys, and the log publisher.
+ * so the quick start needs no network and no API keys, and the log publisher. The compat
+ * model `gpt-4o-mini` answers the README's SDK example offline, in either SDK's format.
  */
 export const defaultConfig: OnejobConfig = {
   providers: {
     'sim-pay': { kind: 'simulated', latencyMs: 50, prices: { perCallMicros: 300_000, currency: 'USD' } },
     'sim-a': { kind: 'simulated', latencyMs: 200 },
     'sim-b': { kind: 'simulated', latencyMs: 100 },
+    // gpt-4o-mini's list prices, so a simulated completion's cost shows in the ledger.
+    'sim-chat': {
+      kind: 'simulated',
+      latencyMs: 200,
+      prices: { inputPerMillionMicros: 150_000, outputPerMillionMicros: 600_000, currency: 'USD' },
+    },
   },
   operations: {
     charge: {
@@ -56,4 +63,5 @@ export const defaultConfig: OnejobConfig = {
     },
   },
   outbox: { publishers: [{ kind: 'log' }] },
+  compat: { models: { 'gpt-4o-mini': { providers: ['sim-chat'] } } },
 };

@@ -6,8 +6,11 @@ import { ConfigError } from '../config/ConfigError.js';
 import type { OnejobConfig } from '../config/types.js';
 import { type OutputRule, ruleProblems } from './inference/outputRules.js';
 
-/** Provider kinds a compat model can send a chat request to. */
-export const COMPAT_PROVIDER_KINDS: readonly string[] = ['openai-compatible', 'anthropic'];
+/**
+ * Provider kinds a compat model can send a chat request to: the two chat wire formats,
+ * and the simulated provider, which answers without a network (src/providers/simulatedCompletion.ts).
+ */
+export const COMPAT_PROVIDER_KINDS: readonly string[] = ['openai-compatible', 'anthropic', 'simulated'];
 
 /** Throws ConfigError naming the first bad key under `compat.models`. */
 export function checkCompatModels(config: OnejobConfig, source: string): void {
@@ -24,7 +27,7 @@ export function checkCompatModels(config: OnejobConfig, source: string): void {
       if (!COMPAT_PROVIDER_KINDS.includes(kind))
         throw new ConfigError(
           `${at}/providers/${i}`,
-          `names provider "${provider}" of kind ${kind}; a compat model needs a provider of kind ${COMPAT_PROVIDER_KINDS.join(' or ')}`,
+          `names provider "${provider}" of kind ${kind}; a compat model needs a provider of kind ${COMPAT_PROVIDER_KINDS.join(', ')}`,
           source,
         );
     });

@@ -1,8 +1,10 @@
 // A provider that needs no network: each call waits `latencyMs` and plays the next step
-// of its script (the last step repeats). The default config runs on it, and tests script
-// outcomes with it.
+// of its script (the last step repeats). The default config runs on it (its compat model
+// too, so the SDK drop-in works offline), and tests script outcomes with it.
+import { COMPAT_KIND } from '../compat/compatModels.js';
 import type { SimulatedProviderConfig, SimulatedStep } from '../config/types.js';
 import { simulateInference } from './inference/simulateInference.js';
+import { simulateCompletion } from './simulatedCompletion.js';
 import type { Provider, ProviderCall, ProviderOutcome } from './types.js';
 
 function wait(ms: number, signal: AbortSignal): Promise<boolean> {
@@ -63,6 +65,9 @@ export function createSimulatedProvider(name: string, config: SimulatedProviderC
           ...cost,
         };
       }
+      // A compat model's call: a chat completion, rendered by the routes in either SDK's wire format.
+      if (call.operation.kind === COMPAT_KIND)
+        return simulateCompletion(name, call, step.output, config.prices);
       if (call.operation.kind === 'inference.chat')
         return simulateInference(name, call, step.output, config.prices);
       return { kind: 'success', result: step.output ?? defaultSimulatedOutput(name, call), ...cost };

@@ -39,6 +39,13 @@ const examples: Record<string, { env: Record<string, string>; check: (c: OnejobC
       expect(kinds).toContain('webhook');
     },
   },
+  'compat-local.json': {
+    env: {},
+    check(c) {
+      const model = c.compat?.models?.['gpt-4o-mini'];
+      expect(model?.providers.map((p) => c.providers[p]?.kind)).toEqual(['simulated', 'simulated']);
+    },
+  },
   'inbox-source.json': {
     env: { SHOP_WEBHOOK_SECRET: whsec() },
     check(c) {

@@ -72,7 +72,10 @@ describe('configuration', () => {
     ],
     [
       'a compat model on a provider that speaks no chat wire format',
-      (c: any) => (c.compat = { models: { 'openai/gpt-4o': { providers: ['sim-a'] } } }),
+      (c: any) => {
+        c.providers.web = { kind: 'http', url: 'http://127.0.0.1:1/charge' };
+        c.compat = { models: { 'openai/gpt-4o': { providers: ['web'] } } };
+      },
       '/compat/models/openai~1gpt-4o/providers/0',
     ],
     [

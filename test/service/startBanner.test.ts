@@ -28,6 +28,11 @@ describe('start banner', () => {
       const urls = line.match(/http:\/\/\S+/g) ?? [];
       expect(urls.map((u) => new URL(u).pathname)).toEqual(['/healthz', '/readyz']);
       for (const url of urls) expect((await fetch(url)).status).toBe(200);
+      // Which config runs, and which compat models it serves, where.
+      expect(serve.output()).toMatch(/^ {2}Config {5}built-in /m);
+      expect(serve.output()).toMatch(
+        /^ {2}Compat {5}gpt-4o-mini at http:\/\/\S+\/compat\/openai\/v1 and http:\/\/\S+\/compat\/anthropic$/m,
+      );
     } finally {
       await serve.kill();
     }

@@ -43,6 +43,17 @@ export function serveCommand(program: Command) {
         lines.push(`  Health     ${service.url}/healthz (live)  ${service.url}/readyz (ready)`);
       }
       lines.push(
+        `  Config     ${service.configSource === 'built-in' ? 'built-in' : service.configSource}   (npx onejob config show prints it)`,
+      );
+      if (service.url) {
+        const models = Object.keys(service.onejob.config.compat?.models ?? {});
+        lines.push(
+          models.length
+            ? `  Compat     ${models.join(', ')} at ${service.url}/compat/openai/v1 and ${service.url}/compat/anthropic`
+            : '  Compat     no models (compat.models in the config; see docs/compat.md)',
+        );
+      }
+      lines.push(
         service.embedded
           ? `  Database   embedded PostgreSQL, data in ${service.embedded.dataDir}`
           : '  Database   $DATABASE_URL',

@@ -42,6 +42,8 @@ export interface RunningService {
   /** Base URL of the HTTP API when the api role runs. */
   url: string | undefined;
   connectionString: string;
+  /** Where the configuration came from: the file's path, or `built-in`. */
+  configSource: string;
   embedded: EmbeddedDatabase | undefined;
   /** The generated development token, when one was used. */
   devToken: string | undefined;
@@ -138,7 +140,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   }
   const logger = options.logger ?? createLogger(env.LOG_LEVEL, undefined, format);
   const settings = checkServiceEnv(env, (message) => logger.warn(message));
-  const config = await loadConfig(options.configPath ?? env.ONEJOB_CONFIG, env);
+  const configPath = options.configPath ?? (env.ONEJOB_CONFIG || undefined);
+  const config = await loadConfig(configPath, env);
 
   const credentials = await serviceCredentials(settings, env.DATABASE_URL, home);
   const { connectionString, embedded } = await serviceDatabase(env, config, home, logger);
@@ -191,6 +194,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     app,
     url,
     connectionString,
+    configSource: configPath ?? 'built-in',
     embedded,
     devToken: credentials.devToken,
     adminTokenFile: credentials.adminTokenFile,
