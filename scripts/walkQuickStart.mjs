@@ -105,6 +105,8 @@ try {
     await until('the end of the banner', async () => output.includes('Try it:'));
     check(/Token\s+oj_dev_\S+\s+\(owner "dev", kept in \.onejob\/api-key\)/.test(output), 'no Token line');
     check(/Admin\s+token kept in \.onejob\/admin-token/.test(output), 'no Admin line');
+    check(/Config\s+built-in/.test(output), 'no Config line naming the built-in config');
+    check(/Compat\s+gpt-4o-mini at http:\/\/\S+\/compat\/openai\/v1/.test(output), 'no Compat line');
     check((await fetch(`${base}/readyz`)).status === 200, '/readyz is not 200');
     return base;
   });
