@@ -1,16 +1,12 @@
 import type { Queryable } from '../db/createPool.js';
 import { withTransaction } from '../db/withTransaction.js';
 import { recordJobEvent } from '../events/recordJobEvent.js';
-import type { Usage } from '../providers/types.js';
-import { payloadDigest } from './attemptRow.js';
+import { type AttemptRow, payloadDigest } from './attemptRow.js';
+import { type AttemptResult, completeWinners } from './completeWinners.js';
 import { lockJob } from './lockJob.js';
-import { attemptStatesInto, jobStatesInto, sqlStates } from './stateMachine.js';
+import { attemptStatesInto, sqlStates } from './stateMachine.js';
 
-export interface AttemptResult {
-  result: unknown;
-  usage?: Usage | undefined;
-  costMicros?: number | undefined;
-}
+export type { AttemptResult };
 
 export type Completion =
   /** This attempt's result is the job's result. */
@@ -22,20 +18,9 @@ export type Completion =
 
 const JOB_OF_SQL = 'SELECT job_id FROM onejob.attempts WHERE id = $1';
 
-// The compare-and-swap of claim 7: the attempt wins only if the job still has the
-// version the attempt read when it started and nobody completed it since.
-const WIN_SQL = `
-UPDATE onejob.jobs j SET state = 'succeeded', version = j.version + 1, completed_by = a.id, result = $2::jsonb,
-  error = NULL, finished_at = now(), updated_at = now()
-FROM onejob.attempts a
-WHERE a.id = $1 AND j.id = a.job_id AND j.version = a.job_version AND j.completed_by IS NULL
-  AND j.state IN (${sqlStates(jobStatesInto('succeeded'))}) AND a.state IN (${sqlStates(attemptStatesInto('succeeded'))})
-RETURNING j.version`;
-
-const SUCCEED_SQL = `
-UPDATE onejob.attempts SET state = 'succeeded', finished_at = now(), lease_expires_at = NULL, usage = $2::jsonb, cost_micros = $3
-WHERE id = $1 AND state IN (${sqlStates(attemptStatesInto('succeeded'))})
-RETURNING n, provider`;
+// Read under the job's lock: the version the attempt carries cannot move meanwhile (a
+// stream claim moves it under the same lock).
+const OFFERED_SQL = 'SELECT id, job_id, n, provider, job_version FROM onejob.attempts WHERE id = $1';
 
 const LOSE_SQL = `
 UPDATE onejob.attempts SET state = 'lost_race', finished_at = now(), lease_expires_at = NULL, result_digest = $2,
@@ -53,9 +38,10 @@ RETURNING n, provider, state`;
 const WINNER_SQL = 'SELECT id, n, provider FROM onejob.attempts WHERE id = $1';
 
 /**
- * Offers an attempt's result to its job. Exactly one attempt of a job can ever win;
- * every other result is discarded (only its SHA-256 digest is kept) and the race or
- * the late arrival is recorded in the same transaction.
+ * Offers an attempt's result to its job, under the job's lock. Exactly one attempt of a
+ * job can ever win, through the batch statement (completeWinners); every other result is
+ * discarded (only its SHA-256 digest is kept) and the race or the late arrival is
+ * recorded in the same transaction.
  */
 export async function completeAttempt(
   db: Queryable,
@@ -68,32 +54,18 @@ export async function completeAttempt(
     if (!jobId) throw new Error(`attempt ${attemptId} does not exist`);
     const job = await lockJob(tx, jobId);
     if (!job) throw new Error(`job ${jobId} of attempt ${attemptId} does not exist`);
+    // The compare-and-swap is the batch's (completeWinners), here a batch of one: the
+    // attempt wins only if the job still has the version the attempt read when it started
+    // and nobody completed it since.
+    const { rows: offered } = await tx.query<
+      Pick<AttemptRow, 'id' | 'job_id' | 'n' | 'provider' | 'job_version'>
+    >(OFFERED_SQL, [attemptId]);
+    const attempt = offered[0]!;
+    const won = await completeWinners(tx, [{ attempt, traceparent: job.traceparent, ...outcome }]);
+    const version = won.get(attemptId);
+    if (version !== undefined) return { kind: 'won', jobId, version };
     const usage = outcome.usage ?? null;
     const cost = outcome.costMicros ?? null;
-
-    const won = await tx.query<{ version: number }>(WIN_SQL, [
-      attemptId,
-      JSON.stringify(outcome.result ?? null),
-    ]);
-    const version = won.rows[0]?.version;
-    if (version !== undefined) {
-      const { rows } = await tx.query<{ n: number; provider: string }>(SUCCEED_SQL, [attemptId, usage, cost]);
-      await recordJobEvent(tx, {
-        jobId,
-        attemptId,
-        type: 'succeeded',
-        publish: 'onejob.job.succeeded',
-        data: {
-          state: 'succeeded',
-          version,
-          completedBy: attemptId,
-          n: rows[0]?.n,
-          provider: rows[0]?.provider,
-        },
-        traceparent: job.traceparent,
-      });
-      return { kind: 'won', jobId, version };
-    }
 
     const digest = payloadDigest(outcome.result);
     const winnerId = job.completed_by;

@@ -1,21 +1,29 @@
-// The fast path of completion for attempts that answered with a result: one statement
-// and one commit for a whole batch, instead of a transaction per attempt. Only wins are
-// written here; an attempt that does not win in this statement goes through
-// completeAttempt, which records the lost race or the late, discarded result.
+// The one way a result wins its job: one statement for a whole batch (a single completion
+// is a batch of one, completeAttempt.ts). Only wins are written here; an attempt that
+// does not win in this statement goes through completeAttempt, which records the lost
+// race or the late, discarded result under the job's lock.
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../db/createPool.js';
+import { sqlParams } from '../db/sqlParams.js';
 import { cloudEvent } from '../events/cloudEvent.js';
 import { jobEventRowsSql } from '../events/jobEventRows.js';
+import type { Usage } from '../providers/types.js';
 import type { AttemptRow } from './attemptRow.js';
-import type { AttemptResult } from './completeAttempt.js';
 import { attemptStatesInto, jobStatesInto, sqlStates } from './stateMachine.js';
+
+/** What an attempt's call produced, offered to its job. */
+export interface AttemptResult {
+  result: unknown;
+  usage?: Usage | undefined;
+  costMicros?: number | undefined;
+}
 
 export interface Offered extends AttemptResult {
   attempt: Pick<AttemptRow, 'id' | 'job_id' | 'n' | 'provider' | 'job_version'>;
   traceparent: string | null;
 }
 
-// The compare-and-swap of completeAttempt (WIN_SQL), for many attempts at once, with the
+// The compare-and-swap of every completion, for one attempt or many at once, with the
 // attempt's move to succeeded and its `succeeded` audit and outbox rows in the same
 // statement. Why it needs no separate job lock:
 // - `won` is a conditional UPDATE of the job row: it waits for whoever holds the row and
@@ -38,9 +46,21 @@ export interface Offered extends AttemptResult {
 // attempt it names in completed_by is the winner, the other one loses through
 // completeAttempt. The event's version is job_version + 1: the CAS only passes at that.
 // The statement's WITH members, without WITH: the worker's completion that also claims the
-// next jobs (worker/completeAndClaim.ts) puts them ahead of its claim. They use $1 to $7.
+// next jobs (worker/completeAndClaim.ts) puts them ahead of its claim, numbering the
+// claim's parameters after these (WIN_PARAMS.then).
+export const WIN_PARAMS = sqlParams([
+  'attemptIds',
+  'results',
+  'usages',
+  'costs',
+  'eventIds',
+  'audits',
+  'events',
+] as const);
+const p = WIN_PARAMS.$;
 export const WIN_MANY_CTES = `offered AS (
-  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int8[], $5::uuid[], $6::text[], $7::text[])
+  SELECT * FROM unnest(${p.attemptIds}::uuid[], ${p.results}::text[], ${p.usages}::text[], ${p.costs}::int8[],
+                       ${p.eventIds}::uuid[], ${p.audits}::text[], ${p.events}::text[])
     AS o(attempt_id, result, usage, cost, event_id, audit, event)
 ),
 live AS (
@@ -99,7 +119,7 @@ export async function completeWinners(
   return new Map(rows.map((r) => [r.attempt_id, r.version]));
 }
 
-/** The values of $1 to $7 of WIN_MANY_CTES for `offered`, with a new event id per result. */
+/** The values of WIN_PARAMS for `offered`, in placeholder order, with a new event id per result. */
 export function winManyValues(offered: Offered[]): unknown[] {
   const cols = {
     ids: [] as string[],
@@ -133,5 +153,13 @@ export function winManyValues(offered: Offered[]): unknown[] {
       ),
     );
   }
-  return [cols.ids, cols.results, cols.usages, cols.costs, cols.eventIds, cols.audits, cols.events];
+  return WIN_PARAMS.values<unknown>({
+    attemptIds: cols.ids,
+    results: cols.results,
+    usages: cols.usages,
+    costs: cols.costs,
+    eventIds: cols.eventIds,
+    audits: cols.audits,
+    events: cols.events,
+  });
 }

@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../db/createPool.js';
+import { sqlParams } from '../db/sqlParams.js';
 import { type LiteralValue, withLiterals } from '../db/withLiterals.js';
 import { jobEventRowsSql } from '../events/jobEventRows.js';
 import { ATTEMPT_COLUMNS, type AttemptRow } from '../jobs/attemptRow.js';
@@ -45,32 +46,48 @@ const prefixed = (alias: string) =>
 // attempts' compare-and-swap token.
 //
 // Who runs next (docs/attempts.md, "Who runs next"):
-// - `owners`: the owners with queued jobs, in turn from the one after $8 (the last owner
-//   this worker served), wrapping around, at most 2 x $3 of them: a skip-scan of
+// - `owners`: the owners with queued jobs, in turn from the one after `after` (the last owner
+//   this worker served), wrapping around, at most 2 x `limit` of them: a skip-scan of
 //   jobs_claimable_by_owner, one probe per owner, so neither the backlog nor the number of
 //   owners sets the claim's cost.
 // - `shares`: each owner may take its turn's share of the batch (the batch divided among
-//   the owners walked), and no more than leaves it under $9 live attempts across every
-//   worker process (counted from attempts_live_by_owner, at most $9 of them).
+//   the owners walked), and no more than leaves it under `perOwner` live attempts across
+//   every worker process (counted from attempts_live_by_owner, at most `perOwner` of them).
 // - `picked`: per owner, its oldest claimable jobs in index order, up to its share, ranked
 //   1, 2, ... within the owner: the batch is taken by rank, then by turn (round-robin).
 // - `paced`: a job whose next provider is paused (provider_pauses) is left queued.
-// - `slots`: a provider with a cap in $10 (`maxConcurrency`) lends a slot row per attempt,
+// - `slots`: a provider with a cap in `providerCaps` (`maxConcurrency`) lends a slot row per attempt,
 //   taken under its row lock (FOR UPDATE SKIP LOCKED): two claims in flight never take the
 //   same slot, which counting live attempts could not promise. Whether a slot's holder
 //   still holds it is read in a fresh snapshot (migration 0019 says why). A job without a slot stays
 //   queued and burns no attempt. The slot names the attempt that holds it (`held`).
+/** The claim's parameters, by name (`claimValues` gives their values). */
+export const CLAIM_PARAMS = [
+  'operations',
+  'config',
+  'limit',
+  'attemptIds',
+  'workerId',
+  'leaseMs',
+  'eventIds',
+  'after',
+  'perOwner',
+  'providerCaps',
+] as const;
+export type ClaimParam = (typeof CLAIM_PARAMS)[number];
+type Param = Readonly<Record<ClaimParam, string>>;
+
+/** The claim alone: its parameters are the statement's, from $1. */
+export const CLAIM_SQL_PARAMS = sqlParams(CLAIM_PARAMS);
+
 /**
- * The claim's WITH members, without WITH (the statement needs `WITH RECURSIVE`): its
- * parameters numbered from `$first` on, its event rows in the CTE named `events`. The
+ * The claim's WITH members, without WITH (the statement needs `WITH RECURSIVE`): `p` names
+ * the placeholder of each parameter, its event rows are in the CTE named `events`. The
  * worker's completion that also claims (completeAndClaim.ts) puts them after its own.
  */
-export function claimCtes(first = 1, events = 'events'): string {
-  const p = (n: number) => `$${first + n - 1}`;
+export function claimCtes(p: Param = CLAIM_SQL_PARAMS.$, events = 'events'): string {
   return `${turnCtes(p)}${paceCtes(p)}${startCtes(p, events)}`;
 }
-
-type Param = (n: number) => string;
 
 /** `owners`, `shares` and `picked`: whose jobs, how many each, which ones. */
 function turnCtes(p: Param): string {
@@ -81,7 +98,7 @@ function turnCtes(p: Param): string {
   SELECT w.owner_id, 1, w.wrapped FROM (
     SELECT coalesce(a.after, ${lowest}) AS owner_id, a.after IS NULL AS wrapped
     FROM (SELECT (SELECT min(j.owner_id) FROM onejob.jobs j
-                  WHERE j.state = 'queued' AND j.owner_id > ${p(8)}::text) AS after OFFSET 0) a
+                  WHERE j.state = 'queued' AND j.owner_id > ${p.after}::text) AS after OFFSET 0) a
     OFFSET 0
   ) w
   WHERE w.owner_id IS NOT NULL
@@ -95,17 +112,17 @@ function turnCtes(p: Param): string {
                   WHERE j.state = 'queued' AND j.owner_id > o.owner_id) AS after OFFSET 0) a
     OFFSET 0
   ) nx
-  WHERE o.turn < 2 * ${p(3)}::int AND nx.owner_id IS NOT NULL AND NOT (nx.wrapped AND nx.owner_id > ${p(8)}::text)
+  WHERE o.turn < 2 * ${p.limit}::int AND nx.owner_id IS NOT NULL AND NOT (nx.wrapped AND nx.owner_id > ${p.after}::text)
 ),
 shares AS (
-  SELECT o.owner_id, o.turn, f.fair, f.fair < ${p(3)}::int AS split,
-         least(f.fair, CASE WHEN ${p(9)}::int IS NULL THEN f.fair
-                            ELSE ${p(9)}::int - (SELECT count(*)::int FROM (
+  SELECT o.owner_id, o.turn, f.fair, f.fair < ${p.limit}::int AS split,
+         least(f.fair, CASE WHEN ${p.perOwner}::int IS NULL THEN f.fair
+                            ELSE ${p.perOwner}::int - (SELECT count(*)::int FROM (
                                    SELECT 1 FROM onejob.attempts a
                                    WHERE a.owner_id = o.owner_id AND a.state IN (${live})
-                                   LIMIT ${p(9)}::int) l) END) AS share
+                                   LIMIT ${p.perOwner}::int) l) END) AS share
   FROM owners o
-  CROSS JOIN (SELECT ceil(${p(3)}::float8 / greatest(count(*), 1))::int AS fair FROM owners) f
+  CROSS JOIN (SELECT ceil(${p.limit}::float8 / greatest(count(*), 1))::int AS fair FROM owners) f
 ),
 picked AS (
   SELECT s.turn, s.fair, x.*
@@ -116,9 +133,9 @@ picked AS (
              extract(epoch FROM clock_timestamp() - j.run_after)::float8 AS waited
       FROM onejob.jobs j
       WHERE j.owner_id = s.owner_id AND j.state = 'queued' AND j.run_after <= now()
-        AND j.operation = ANY(${p(1)}::text[]) AND j.completed_by IS NULL
-        AND j.attempt_count - j.throttled_count < (${p(2)}::jsonb -> j.operation ->> 'maxAttempts')::int
-        AND NOT ((${p(2)}::jsonb -> j.operation ->> 'exclusive')::boolean AND EXISTS (
+        AND j.operation = ANY(${p.operations}::text[]) AND j.completed_by IS NULL
+        AND j.attempt_count - j.throttled_count < (${p.config}::jsonb -> j.operation ->> 'maxAttempts')::int
+        AND NOT ((${p.config}::jsonb -> j.operation ->> 'exclusive')::boolean AND EXISTS (
           SELECT 1 FROM onejob.attempts a
           WHERE a.job_id = j.id AND a.state IN (${sqlStates(LIVE_ATTEMPT_STATES)}) OFFSET 0))
       ORDER BY j.owner_id, j.run_after, j.created_at
@@ -137,20 +154,20 @@ function paceCtes(p: Param): string {
          row_number() OVER (PARTITION BY pv.provider ORDER BY pk.rank, pk.turn) AS in_line
   FROM picked pk
   CROSS JOIN LATERAL (
-    SELECT ${p(2)}::jsonb -> pk.operation -> 'providers'
-             ->> (pk.attempt_count % jsonb_array_length(${p(2)}::jsonb -> pk.operation -> 'providers')) AS provider
+    SELECT ${p.config}::jsonb -> pk.operation -> 'providers'
+             ->> (pk.attempt_count % jsonb_array_length(${p.config}::jsonb -> pk.operation -> 'providers')) AS provider
   ) pv
   WHERE NOT EXISTS (SELECT 1 FROM onejob.provider_pauses z WHERE z.provider = pv.provider AND z.until > now())
 ),
 slots AS (
   SELECT t.provider, t.slot_no, row_number() OVER (PARTITION BY t.provider ORDER BY t.slot_no) AS in_line
-  FROM (SELECT DISTINCT provider FROM paced WHERE ${p(10)}::jsonb ? provider) need
+  FROM (SELECT DISTINCT provider FROM paced WHERE ${p.providerCaps}::jsonb ? provider) need
   CROSS JOIN LATERAL (
     SELECT s.provider, s.slot_no FROM onejob.provider_slots s
-    WHERE s.provider = need.provider AND s.slot_no <= (${p(10)}::jsonb ->> need.provider)::int
+    WHERE s.provider = need.provider AND s.slot_no <= (${p.providerCaps}::jsonb ->> need.provider)::int
       AND (s.holder IS NULL OR NOT onejob.provider_slot_held(s.holder))
     ORDER BY s.slot_no
-    LIMIT ${p(3)}
+    LIMIT ${p.limit}
     FOR UPDATE SKIP LOCKED
   ) t
 ),
@@ -158,9 +175,9 @@ chosen AS (
   SELECT c.*, row_number() OVER (ORDER BY c.rank, c.turn) AS k FROM (
     SELECT pc.*, sl.slot_no FROM paced pc
     LEFT JOIN slots sl ON sl.provider = pc.provider AND sl.in_line = pc.in_line
-    WHERE sl.slot_no IS NOT NULL OR NOT (${p(10)}::jsonb ? pc.provider)
+    WHERE sl.slot_no IS NOT NULL OR NOT (${p.providerCaps}::jsonb ? pc.provider)
     ORDER BY pc.rank, pc.turn
-    LIMIT ${p(3)}
+    LIMIT ${p.limit}
   ) c
 ),
 `;
@@ -177,15 +194,15 @@ function startCtes(p: Param, events: string): string {
   RETURNING j.id, j.owner_id, j.operation, j.input, j.traceparent, j.version, j.attempt_count
 ),
 numbered AS (
-  SELECT m.*, c.waited, c.k, c.provider, c.slot_no, ${p(2)}::jsonb -> m.operation AS cfg
+  SELECT m.*, c.waited, c.k, c.provider, c.slot_no, ${p.config}::jsonb -> m.operation AS cfg
   FROM moved m JOIN chosen c ON c.id = m.id
 ),
 started AS (
   INSERT INTO onejob.attempts (id, job_id, owner_id, n, provider, exclusive, origin, state, job_version, lease_owner, lease_expires_at, deadline_at)
-  SELECT (${p(4)}::uuid[])[k], id, owner_id, attempt_count, provider,
+  SELECT (${p.attemptIds}::uuid[])[k], id, owner_id, attempt_count, provider,
          (cfg ->> 'exclusive')::boolean,
          CASE WHEN attempt_count = 1 THEN 'worker' ELSE 'retry' END,
-         'running', version, ${p(5)}::text, now() + make_interval(secs => ${p(6)}::float8 / 1000),
+         'running', version, ${p.workerId}::text, now() + make_interval(secs => ${p.leaseMs}::float8 / 1000),
          now() + make_interval(secs => (cfg ->> 'timeoutMs')::float8 / 1000)
   FROM numbered
   RETURNING ${ATTEMPT_COLUMNS}
@@ -197,7 +214,7 @@ held AS (
   RETURNING s.slot_no
 ),
 ${events} AS (
-  SELECT (${p(7)}::uuid[])[nb.k] AS event_id, s.job_id, nb.owner_id, s.id AS attempt_id,
+  SELECT (${p.eventIds}::uuid[])[nb.k] AS event_id, s.job_id, nb.owner_id, s.id AS attempt_id,
          'attempt_started'::text AS type,
          jsonb_build_object('attemptId', s.id, 'n', s.n, 'provider', s.provider, 'origin', s.origin,
                             'jobVersion', s.job_version) AS data,
@@ -308,14 +325,14 @@ export function noteTurns(worker: ClaimRequest, rows: Pick<ClaimRow, 'next_after
 }
 
 /**
- * The values of the claim's ten parameters (`claimCtes`): per operation this process
+ * The values of the claim's parameters (`CLAIM_PARAMS`), by name: per operation this process
  * runs, what startAttempt would otherwise decide in TypeScript, new attempt and event ids,
  * the owner to start after and the limits.
  */
 export async function claimValues(
   operations: OperationRegistry,
   worker: ClaimRequest,
-): Promise<LiteralValue[]> {
+): Promise<Record<ClaimParam, LiteralValue>> {
   // Only operations this process runs: code operations live in the processes that define them.
   const config: Record<
     string,
@@ -333,18 +350,18 @@ export async function claimValues(
   }
   const ids = Array.from({ length: worker.limit }, () => uuidv7());
   const eventIds = Array.from({ length: worker.limit }, () => uuidv7());
-  return [
-    Object.keys(config),
+  return {
+    operations: Object.keys(config),
     config,
-    worker.limit,
-    ids,
-    worker.id,
-    worker.leaseMs,
+    limit: worker.limit,
+    attemptIds: ids,
+    workerId: worker.id,
+    leaseMs: worker.leaseMs,
     eventIds,
-    worker.turns?.after ?? '',
-    worker.limits?.perOwner ?? null,
-    worker.limits?.providers ?? {},
-  ];
+    after: worker.turns?.after ?? '',
+    perOwner: worker.limits?.perOwner ?? null,
+    providerCaps: worker.limits?.providers ?? {},
+  };
 }
 
 /** A row of CLAIMED_ROWS_SQL as the worker runs it. */
@@ -378,7 +395,7 @@ export async function claimQueuedJobs(
   worker: ClaimRequest,
 ): Promise<ClaimedAttempt[]> {
   if (worker.limit <= 0) return [];
-  const values = await claimValues(operations, worker);
+  const values = CLAIM_SQL_PARAMS.values(await claimValues(operations, worker));
   const rows = await batchQuery<ClaimRow>(target, 'onejob-claim-batch', CLAIM_BATCH_SQL, values);
   noteTurns(worker, rows);
   return rows.map(claimedAttempt);

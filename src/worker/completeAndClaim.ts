@@ -11,11 +11,12 @@
 // completion aborts (see completeWinners.ts) claims nothing, and the caller completes
 // its attempts one by one and lets the claim loop claim as usual.
 import type { LiteralValue } from '../db/withLiterals.js';
-import { type Offered, WIN_MANY_CTES, winManyValues } from '../jobs/completeWinners.js';
+import { type Offered, WIN_MANY_CTES, WIN_PARAMS, winManyValues } from '../jobs/completeWinners.js';
 import type { OperationRegistry } from '../operations/operationRegistry.js';
 import type { BatchDb } from './batchDb.js';
 import {
   batchQuery,
+  CLAIM_PARAMS,
   CLAIMED_ROWS_SQL,
   type ClaimedAttempt,
   type ClaimRequest,
@@ -26,10 +27,13 @@ import {
   noteTurns,
 } from './claimJobs.js';
 
+// The claim's parameters come after the completion's.
+const CLAIM_AFTER_WIN = WIN_PARAMS.then(CLAIM_PARAMS);
+
 // The winners as one JSON array on every row, and one row even when nothing was claimed.
 export const COMPLETE_AND_CLAIM_SQL = `
 WITH RECURSIVE ${WIN_MANY_CTES},
-${claimCtes(8, 'claim_events')}
+${claimCtes(CLAIM_AFTER_WIN.$, 'claim_events')}
 SELECT (SELECT coalesce(jsonb_agg(jsonb_build_array(attempt_id, version)), '[]'::jsonb) FROM won) AS won, c.*
 FROM (SELECT 1) AS one LEFT JOIN (${CLAIMED_ROWS_SQL}) AS c ON true`;
 
@@ -53,7 +57,10 @@ export async function completeAndClaim(
   offered: Offered[],
   worker: ClaimRequest,
 ): Promise<CompletedAndClaimed> {
-  const values = [...(winManyValues(offered) as LiteralValue[]), ...(await claimValues(operations, worker))];
+  const values = [
+    ...(winManyValues(offered) as LiteralValue[]),
+    ...CLAIM_AFTER_WIN.values(await claimValues(operations, worker)),
+  ];
   const rows = await batchQuery<Row>(target, 'onejob-complete-and-claim', COMPLETE_AND_CLAIM_SQL, values);
   const winners = new Map((rows[0]?.won ?? []).map(([id, version]) => [id, Number(version)]));
   const claimedRows = rows
