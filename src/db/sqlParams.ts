@@ -1,5 +1,5 @@
 // Named parameters for statements written in parts. Each name gets its `$n` from its place
-// in the list, and a list that follows another (`then`) numbers on from where that one
+// in the list, and a list that follows another (`followedBy`) numbers on from where that one
 // ends, so fragments joined into one statement (the completion that also claims) never
 // count placeholders by hand, and values are given by name, never by position.
 
@@ -9,7 +9,7 @@ export interface SqlParams<N extends string> {
   /** The values in placeholder order. */
   values<V>(byName: Readonly<Record<N, V>>): V[];
   /** Parameters numbered after these. */
-  then<const M extends string>(names: readonly M[]): SqlParams<M>;
+  followedBy<const M extends string>(names: readonly M[]): SqlParams<M>;
 }
 
 export function sqlParams<const N extends string>(names: readonly N[], first = 1): SqlParams<N> {
@@ -17,6 +17,6 @@ export function sqlParams<const N extends string>(names: readonly N[], first = 1
   return {
     $,
     values: (byName) => names.map((name) => byName[name]),
-    then: (more) => sqlParams(more, first + names.length),
+    followedBy: (more) => sqlParams(more, first + names.length),
   };
 }

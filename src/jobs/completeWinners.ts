@@ -47,7 +47,7 @@ export interface Offered extends AttemptResult {
 // completeAttempt. The event's version is job_version + 1: the CAS only passes at that.
 // The statement's WITH members, without WITH: the worker's completion that also claims the
 // next jobs (worker/completeAndClaim.ts) puts them ahead of its claim, numbering the
-// claim's parameters after these (WIN_PARAMS.then).
+// claim's parameters after these (WIN_PARAMS.followedBy).
 export const WIN_PARAMS = sqlParams([
   'attemptIds',
   'results',

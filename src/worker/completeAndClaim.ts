@@ -28,7 +28,7 @@ import {
 } from './claimJobs.js';
 
 // The claim's parameters come after the completion's.
-const CLAIM_AFTER_WIN = WIN_PARAMS.then(CLAIM_PARAMS);
+const CLAIM_AFTER_WIN = WIN_PARAMS.followedBy(CLAIM_PARAMS);
 
 // The winners as one JSON array on every row, and one row even when nothing was claimed.
 export const COMPLETE_AND_CLAIM_SQL = `
