@@ -46,7 +46,11 @@ export async function getBalance(
     credits: string;
   }>(BALANCE_SQL, [ownerId, account, at]);
   const row = rows[0];
-  if (!row) throw new OnejobError('account_not_found', `There is no account ${account}.`);
+  if (!row)
+    throw new OnejobError(
+      'account_not_found',
+      `There is no account ${account}; GET /v1/ledger/accounts lists yours (attempt costs post to usage:<CURRENCY>_MICROS).`,
+    );
   const debits = toAmount(row.debits);
   const credits = toAmount(row.credits);
   return {

@@ -82,7 +82,11 @@ export async function listEntries(
 
   const head = (await db.query<{ currency: string; as_of: string }>(ACCOUNT_SQL, [ownerId, account, asOf]))
     .rows[0];
-  if (!head) throw new OnejobError('account_not_found', `There is no account ${account}.`);
+  if (!head)
+    throw new OnejobError(
+      'account_not_found',
+      `There is no account ${account}; GET /v1/ledger/accounts lists yours (attempt costs post to usage:<CURRENCY>_MICROS).`,
+    );
   const { rows } = await db.query<EntryRow>(ENTRIES_SQL, [
     ownerId,
     account,
