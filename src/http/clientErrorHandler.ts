@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
+import { problemDocument } from '../contract/problemDocument.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { problemDocument } from '../errors/problemDocument.js';
 
 const ANSWERS: Record<string, [number, string, OnejobError]> = {
   HPE_HEADER_OVERFLOW: [

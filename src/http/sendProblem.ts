@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
+import { problemDocument } from '../contract/problemDocument.js';
 import type { ErrorCode } from '../errors/errorRegistry.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { problemDocument } from '../errors/problemDocument.js';
 
 export function sendProblem(reply: FastifyReply, error: OnejobError | ErrorCode, detail?: string) {
   const e = typeof error === 'string' ? new OnejobError(error, detail) : error;

@@ -2,7 +2,7 @@
 // written as a problem document by the shared handlers; this onSend hook rewrites it
 // into the SDK's own error body, and tells the SDK whether retrying can help.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ProblemDocument } from '../../errors/problemDocument.js';
+import type { Problem } from '../../contract/problemSchema.js';
 import type { WireAnswer } from '../wire.js';
 
 /** Answers a retry can change (a body that came too slowly, a limit, a job still running). */
@@ -19,7 +19,7 @@ export function wireErrors(wire: WireAnswer) {
   return async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const type = String(reply.getHeader('content-type') ?? '');
     if (!type.startsWith('application/problem+json') || typeof payload !== 'string') return payload;
-    const problem = JSON.parse(payload) as ProblemDocument;
+    const problem = JSON.parse(payload) as Problem;
     const retry = shouldRetry(reply.statusCode);
     if (retry) reply.header('x-should-retry', retry);
     reply.header('content-type', 'application/json; charset=utf-8');
