@@ -1,5 +1,13 @@
-import type { OnejobError } from '../errors/OnejobError.js';
 import type { Problem } from './problemSchema.js';
+
+/** What an error says (an OnejobError, src/errors/OnejobError.ts). */
+interface ProblemSource {
+  code: string;
+  title: string;
+  status: number;
+  detail: string;
+  extra: Record<string, unknown>;
+}
 
 export const PROBLEM_TYPE_BASE = 'https://onejob.dev/errors/';
 
@@ -8,7 +16,7 @@ export const PROBLEM_TYPE_BASE = 'https://onejob.dev/errors/';
  * schema lists every extra field an error may carry (test/contract/wireContract.test.ts
  * checks each error's document against it).
  */
-export function problemDocument(error: OnejobError): Problem {
+export function problemDocument(error: ProblemSource): Problem {
   return {
     ...error.extra,
     type: PROBLEM_TYPE_BASE + error.code,
