@@ -6,7 +6,7 @@ interface ProblemSource {
   title: string;
   status: number;
   detail: string;
-  extra: Record<string, unknown>;
+  extra?: Record<string, unknown> | undefined;
 }
 
 export const PROBLEM_TYPE_BASE = 'https://onejob.dev/errors/';
