@@ -178,9 +178,11 @@ END $$;
 CREATE TRIGGER ledger_pending_resolutions_before_insert BEFORE INSERT ON onejob.ledger_pending_resolutions
   FOR EACH ROW EXECUTE FUNCTION onejob.ledger_resolution_before_insert();
 
--- Once written (its primary key has refused a second one), a resolution releases the
--- hold, posts the transfer (the pending transfer's id, at most its amount) and moves the
--- budget's held amount to spent in the hold's own period.
+-- Once written (its primary key has refused a second one), a resolution moves the
+-- budget's held amount to spent in the hold's own period, releases the hold and posts the
+-- transfer (the pending transfer's id, at most its amount). Rows are locked in the order a
+-- hold locks them (budget usage, then account totals), so a hold and a resolution of one
+-- owner never wait on each other in a circle.
 CREATE FUNCTION onejob.ledger_resolution_after_insert() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -189,14 +191,6 @@ DECLARE
   b onejob.budgets%ROWTYPE;
 BEGIN
   SELECT * INTO p FROM onejob.ledger_pending_transfers WHERE owner_id = NEW.owner_id AND id = NEW.pending_id;
-  UPDATE onejob.ledger_account_totals t
-  SET pending_debits = t.pending_debits - CASE WHEN t.account = p.debit_account THEN p.amount ELSE 0 END,
-      pending_credits = t.pending_credits - CASE WHEN t.account = p.credit_account THEN p.amount ELSE 0 END
-  WHERE t.owner_id = p.owner_id AND t.account IN (p.debit_account, p.credit_account);
-  IF NEW.action = 'post' THEN
-    INSERT INTO onejob.ledger_transfers (owner_id, id, debit_account, credit_account, amount, currency, reference)
-    VALUES (p.owner_id, p.id, p.debit_account, p.credit_account, NEW.amount, p.currency, p.reference);
-  END IF;
   cur := onejob.budget_currency_of(p.debit_account);
   IF p.budget_period IS NOT NULL THEN
     UPDATE onejob.budget_usage u
@@ -212,6 +206,18 @@ BEGIN
       ON CONFLICT (owner_id, currency, period, period_start)
         DO UPDATE SET spent_micros = u.spent_micros + EXCLUDED.spent_micros;
     END IF;
+  END IF;
+  -- In account order, as every totals change is made.
+  UPDATE onejob.ledger_account_totals t
+  SET pending_debits = t.pending_debits - CASE WHEN t.account = p.debit_account THEN p.amount ELSE 0 END,
+      pending_credits = t.pending_credits - CASE WHEN t.account = p.credit_account THEN p.amount ELSE 0 END
+  FROM (SELECT a.account FROM onejob.ledger_account_totals a
+        WHERE a.owner_id = p.owner_id AND a.account IN (p.debit_account, p.credit_account)
+        ORDER BY a.account FOR NO KEY UPDATE) o
+  WHERE t.owner_id = p.owner_id AND t.account = o.account;
+  IF NEW.action = 'post' THEN
+    INSERT INTO onejob.ledger_transfers (owner_id, id, debit_account, credit_account, amount, currency, reference)
+    VALUES (p.owner_id, p.id, p.debit_account, p.credit_account, NEW.amount, p.currency, p.reference);
   END IF;
   RETURN NULL;
 END $$;

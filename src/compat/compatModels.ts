@@ -61,6 +61,7 @@ export function compatOperations(config: OnejobConfig): Operation[] {
   return Object.entries(config.compat?.models ?? {}).map(([name, model]) => ({
     ...operationFromConfig(compatOperationName(name), compatOperationConfig(model)),
     kind: COMPAT_KIND,
+    ...(model.maxOutputTokens !== undefined ? { maxOutputTokens: model.maxOutputTokens } : {}),
     promptOf: (input) => conversationText(input as unknown as ChatRequest),
     contractValue: (result) =>
       contractValue(result as ChatCompletion, model.contract?.outputSchema !== undefined),

@@ -159,6 +159,9 @@ export const compatModelSchema = {
     attemptTimeoutMs: operationSchema.properties.attemptTimeoutMs,
     hedgeAfterMs: operationSchema.properties.hedgeAfterMs,
     maxAttempts: operationSchema.properties.maxAttempts,
+    // The most output a call may bill for when the request sets no max_tokens: what a
+    // budget holds for it (docs/budgets.md).
+    maxOutputTokens: { type: 'integer', minimum: 1 },
     contract: {
       type: 'object',
       additionalProperties: false,

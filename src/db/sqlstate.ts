@@ -16,6 +16,10 @@ export const ARCHIVED_KEY = 'OJ001';
 export const APPEND_ONLY = 'OJ002';
 /** Raised by onejob.refuse_illegal_attempt_transition() / refuse_illegal_job_transition(). */
 export const ILLEGAL_TRANSITION = 'OJ003';
+/** A hold would take an owner's spent + held past its budget (migrations/0013). */
+export const BUDGET_EXHAUSTED = 'OJ010';
+/** A pending transfer posted for more than it holds (migrations/0013). */
+export const POST_EXCEEDS_HOLD = 'OJ011';
 /** Statement cancelled by statement_timeout or pg_cancel_backend. */
 export const QUERY_CANCELED = '57014';
 /** A transaction-only command (SAVEPOINT) ran outside a transaction block. */

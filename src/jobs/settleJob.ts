@@ -44,7 +44,9 @@ WHERE job_id = $1 AND state = 'failed' AND error ? 'finalBy' ORDER BY provider, 
 function finalByOf(ended: EndedAttempt): FinalBy | undefined {
   if (ended.how !== 'failed' || typeof ended.error !== 'object' || ended.error === null) return undefined;
   const finalBy = (ended.error as { finalBy?: unknown }).finalBy;
-  return finalBy === 'retryable_false' || finalBy === 'permanent_status' ? finalBy : undefined;
+  return finalBy === 'retryable_false' || finalBy === 'permanent_status' || finalBy === 'budget_exhausted'
+    ? finalBy
+    : undefined;
 }
 
 /**
@@ -62,6 +64,8 @@ async function finalRule(
   rotation: readonly string[] | undefined,
 ): Promise<FinalBy | undefined> {
   const finalBy = finalByOf(ended);
+  // The owner's budget, not the provider, refused the call: no other provider fits either.
+  if (finalBy === 'budget_exhausted') return finalBy;
   if (operation.effect === 'exclusive' || (rotation === undefined && finalBy !== undefined)) return finalBy;
   if (rotation === undefined || rotation.length === 0) return undefined;
   const { rows } = await tx.query<{ provider: string; final_by: FinalBy }>(FINAL_FAILURES_SQL, [job.id]);
@@ -71,7 +75,7 @@ async function finalRule(
 
 /** The error of a failed job: `finalBy` names the rule that ended it. */
 export interface JobFailure {
-  code: 'attempts_exhausted' | 'failed_permanently';
+  code: 'attempts_exhausted' | 'failed_permanently' | 'budget_exhausted';
   message: string;
   finalBy: FinalBy | 'max_attempts';
   lastAttempt: number;
@@ -85,6 +89,14 @@ function jobError(job: LockedJob, ended: EndedAttempt, finalBy: FinalBy | undefi
       code: 'attempts_exhausted',
       message: `All ${job.attempt_count} attempts failed.`,
       finalBy: 'max_attempts',
+      ...last,
+    };
+  }
+  if (finalBy === 'budget_exhausted') {
+    return {
+      code: 'budget_exhausted',
+      message: `Attempt ${ended.n} was not made: the owner's budget cannot hold what it could cost. Nothing was charged.`,
+      finalBy,
       ...last,
     };
   }

@@ -1,4 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
+import { holdForAttempt } from '../budgets/holdForAttempt.js';
+import type { HoldPrice } from '../budgets/holdPrice.js';
 import type { Queryable } from '../db/createPool.js';
 import { sqlState, UNIQUE_VIOLATION } from '../db/sqlstate.js';
 import { withTransaction } from '../db/withTransaction.js';
@@ -27,6 +29,16 @@ export interface StartAttemptRequest {
    * transaction, or nothing starts and NoProviderSlot is thrown (hedges).
    */
   caps?: Record<string, number>;
+  /**
+   * What a call to `provider` with the job's input is held for (src/budgets/holdPrice.ts):
+   * the hold is taken in the same transaction, or nothing starts and `budget_exhausted`
+   * is thrown. Absent: the caller holds later, before its call (the worker's claim).
+   */
+  price?: (
+    provider: string,
+    operation: Operation,
+    input: Record<string, unknown>,
+  ) => Promise<HoldPrice | undefined>;
 }
 
 export interface StartedAttempt {
@@ -165,6 +177,8 @@ export async function startAttempt(
     });
     if (req.caps && !(await takeProviderSlot(tx, req.caps, provider, attempt.id)))
       throw new NoProviderSlot(provider);
+    const price = await req.price?.(provider, operation, job.input);
+    if (price) await holdForAttempt(tx, { ...price, attemptId: attempt.id, jobId: job.id, provider });
     return { attempt, job, operation };
   });
 }

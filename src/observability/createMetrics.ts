@@ -125,6 +125,11 @@ function providerMetrics(registry: Registry) {
       labelNames: ['provider'] as const,
       registers: [registry],
     }),
+    budgetRefusals: new Counter({
+      name: 'onejob_budget_refusals_total',
+      help: "Calls not made because the owner's budget could not hold what they could cost",
+      registers: [registry],
+    }),
     providerThrottles: new Counter({
       name: 'onejob_provider_throttles_total',
       help: 'Provider answers of 429 or 503 with Retry-After that paused the provider, by provider',

@@ -24,6 +24,8 @@ export interface Operation {
   config: OperationConfig | undefined;
   /** Problems with `input`, empty when it is acceptable. */
   checkInput(input: unknown): InputProblem[];
+  /** The most output tokens a call is held for when its request sets none (compat models). */
+  maxOutputTokens?: number;
   /** The prompt an input sends, when no template renders it (compat models: the request is the prompt). */
   promptOf?(input: Record<string, unknown>): { system?: string; user: string };
   /** The value the output contract checks, when it is not the result itself (compat models: the answer text). */

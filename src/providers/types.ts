@@ -16,7 +16,7 @@ export interface Usage {
  * `retryable: false`, or an `http` provider answered a status in the operation's
  * `permanentStatuses`.
  */
-export type FinalBy = 'retryable_false' | 'permanent_status';
+export type FinalBy = 'retryable_false' | 'permanent_status' | 'budget_exhausted';
 
 export interface AttemptError {
   /** Stable machine code, e.g. `timeout`, `http_500`, `connection_refused`, `output_contract_violation`. */

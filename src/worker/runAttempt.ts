@@ -2,6 +2,10 @@
 // turned into an unknown outcome, its hedge, and the settlement of what came back.
 // Every settlement is committed by the functions next to this file and its effects go
 // through `settled` (the post-commit seam).
+import { AttemptEnded, holdForAttempt } from '../budgets/holdForAttempt.js';
+import { holdPrice } from '../budgets/holdPrice.js';
+import { DEADLOCK_DETECTED, SERIALIZATION_FAILURE, sqlState } from '../db/sqlstate.js';
+import { withTransaction } from '../db/withTransaction.js';
 import { isOnejobError } from '../errors/OnejobError.js';
 import { failpoint } from '../failpoints/failpoints.js';
 import { type AfterCommit, afterCompletion, afterFailure, afterUnknown } from '../jobs/afterCommit.js';
@@ -104,6 +108,15 @@ async function runAttempt(r: Runner, claimed: ClaimedAttempt): Promise<void> {
       settled(r.ctx, await failEarly(r, { ...claimedAttempt, state: 'starting' }, 'not_called', message));
       return;
     }
+    // Attempts started through startAttempt (hedges, the API) took their hold as they
+    // started; those the claim started take it now, before the call.
+    if (claimedAttempt.state === 'running') {
+      const refused = await holdBeforeCall(r, attempt, operation, job);
+      if (refused) {
+        settled(r.ctx, refused);
+        return;
+      }
+    }
     const { outcome, timedOut } = await call(r, attempt, operation, job, span);
     await failpoint('worker.after_provider_response');
     if (timedOut)
@@ -124,17 +137,58 @@ async function runAttempt(r: Runner, claimed: ClaimedAttempt): Promise<void> {
   }
 }
 
+/**
+ * Holds what the attempt's call can cost at most, if its provider is priced. Returns the
+ * settlement when the call must not be made: the owner's budget cannot hold it (the job
+ * fails `budget_exhausted`, final, nothing charged), or the attempt ended meanwhile.
+ */
+async function holdBeforeCall(
+  r: Runner,
+  attempt: AttemptRow,
+  operation: Operation,
+  job: ClaimedAttempt['job'],
+): Promise<AfterCommit | undefined> {
+  const price = await holdPrice(r.ctx.deps.config, operation, attempt.provider, job.input);
+  if (!price) return undefined;
+  const hold = { ...price, attemptId: attempt.id, jobId: job.id, provider: attempt.provider };
+  for (let tries = 1; ; tries++) {
+    try {
+      await withTransaction(r.ctx.deps.pool, (tx) => holdForAttempt(tx, hold));
+      return undefined;
+    } catch (error) {
+      if (error instanceof AttemptEnded) {
+        const log = {
+          level: 'info' as const,
+          message: 'attempt ended before its call',
+          fields: { n: attempt.n },
+        };
+        return { jobId: attempt.job_id, log };
+      }
+      if (isOnejobError(error) && error.code === 'budget_exhausted') {
+        r.ctx.deps.metrics.budgetRefusals.inc();
+        return failEarly(r, attempt, 'budget_exhausted', error.detail, { finalBy: 'budget_exhausted' });
+      }
+      const code = sqlState(error);
+      if ((code === DEADLOCK_DETECTED || code === SERIALIZATION_FAILURE) && tries < 3) continue;
+      // The call was not made: a definite failure, retried like any other.
+      const message = `the hold before the call could not be written: ${(error as Error).message}`;
+      return failEarly(r, attempt, 'hold_failed', message);
+    }
+  }
+}
+
 async function failEarly(
   r: Runner,
   attempt: AttemptRow,
   code: string,
   message: string,
+  extra: { finalBy?: 'budget_exhausted' } = {},
 ): Promise<AfterCommit> {
   const failed = await failAttempt(
     r.ctx.deps.pool,
     r.ctx.deps.operations,
     attempt.id,
-    { error: { code, message } },
+    { error: { code, message, ...extra } },
     { from: [attempt.state === 'running' ? 'running' : 'starting'] },
   );
   return {
@@ -324,11 +378,13 @@ async function hedge(
       leaseOwner: r.ctx.id,
       leaseMs: r.ctx.settings.leaseMs,
       caps: r.caps,
+      price: (provider, op, input) => holdPrice(r.ctx.deps.config, op, provider, input),
     });
     r.ctx.log.info({ jobId: attempt.job_id, n: started.attempt.n, provider: next }, 'hedged attempt started');
     await runAttempt(r, { attempt: started.attempt, job, waitedSeconds: 0 });
   } catch (error) {
-    // The job finished, or has no attempts left, or the provider has no free slot: nothing to hedge.
+    // The job finished, or has no attempts left, or the provider has no free slot, or the
+    // owner's budget has no room for the hedge's hold: nothing to hedge; the primary goes on.
     if (!isOnejobError(error) && !(error instanceof NoProviderSlot)) throw error;
   }
 }

@@ -23,7 +23,7 @@ const RELEASED: Record<string, string> = {
   '0010_ledger_totals_per_statement': '81fd16008d5414a40633b85d85b7794e06b546ce8872eba045b23bc1678a66b5',
   '0011_indexes_for_kept_plans': 'f5fec2b009f66d7a416fbaefbf988b5363e87e367acb43fe4ba41ffb47097444',
   '0012_owner_in_every_key': 'c0dbb937ea887349d5cf9ebd9ad8fcedeafba79cebf7d4dbae92904e0f8a3e82',
-  '0013_budgets_and_holds': '20d9d87106ca8ad2897844909f7399fdbd046f39a652e34569fc63e8bcbb7d04',
+  '0013_budgets_and_holds': 'a9914fc8629a23119af4321bdff399a9dbb4d60d7a3fc3aca09919f378ffbda1',
   '0014_fair_and_paced_work': '245c5a142dbcfeb0c1225ca018b837d7b24f42912207984fac19965e63a0940d',
   '0015_jobs_run_at': '62510b86754aebfffa26aa9ad7f6719083caab3975025dde8ee9a0913669acac',
   '0019_provider_slot_holder_check': '1e39cd40271826fa78506da9cc53ace1215927f642909d72832131dfd385824f',

@@ -1,4 +1,5 @@
 // The attempt engine as the library exposes it (onejob.attempts): the same operations
+import { holdPrice } from '../../budgets/holdPrice.js';
 // the HTTP routes call, so the HTTP layer holds no logic of its own.
 
 import { abandonAttempt } from '../../jobs/abandonAttempt.js';
@@ -51,6 +52,8 @@ export function createAttemptsHandle(deps: AttemptsDeps): AttemptsHandle {
             : providerForAttempt(deps, operation, job.attempt_count + 1),
         leaseOwner: null,
         leaseMs: deps.config.worker?.leaseMs ?? WORKER_DEFAULTS.leaseMs,
+        // Held now: the worker that takes it calls the provider without holding again.
+        price: (provider, operation, input) => holdPrice(deps.config, operation, provider, input),
       });
       for (const w of workers) w.wake();
       // Wakes the relay (the attempt wrote events) and whoever watches the job.
