@@ -46,12 +46,14 @@ const prefixed = (alias: string) =>
 // attempts' compare-and-swap token.
 //
 // Who runs next (docs/attempts.md, "Who runs next"):
-// - `owners`: the owners with queued jobs, in turn from the one after `after` (the last owner
-//   this worker served), wrapping around, at most 2 x `limit` of them: a skip-scan of
-//   jobs_claimable_by_owner, one probe per owner, so neither the backlog nor the number of
-//   owners sets the claim's cost.
-// - `shares`: each owner may take its turn's share of the batch (the batch divided among
-//   the owners walked), and no more than leaves it under `perOwner` live attempts across
+// - `owners`: the owners with queued jobs, in turn from the one after `after` (where this
+//   worker's last claim stopped), wrapping around: a skip-scan of jobs_claimable_by_owner,
+//   two probes per owner (the next owner, and whether one of its jobs is due now), so the
+//   backlog never sets the claim's cost. The walk stops at `limit` owners with a job due,
+//   or after 20 x `limit` owners: owners whose jobs all wait for a later time cost a probe
+//   each and no share, and a claim that stops among them lets the next one go on from there.
+// - `shares`: each owner with a job due may take its turn's share of the batch (the batch
+//   divided among them), and no more than leaves it under `perOwner` live attempts across
 //   every worker process (counted from attempts_live_by_owner, at most `perOwner` of them).
 // - `picked`: per owner, its oldest claimable jobs in index order, up to its share, ranked
 //   1, 2, ... within the owner: the batch is taken by rank, then by turn (round-robin).
@@ -94,25 +96,35 @@ function turnCtes(p: Param): string {
   const live = sqlStates(['starting', 'running']);
   // OFFSET 0 keeps each step's probes computed once: flattened, each would run once per use.
   const lowest = "(SELECT min(j.owner_id) FROM onejob.jobs j WHERE j.state = 'queued')";
-  return `owners (owner_id, turn, wrapped) AS (
-  SELECT w.owner_id, 1, w.wrapped FROM (
-    SELECT coalesce(a.after, ${lowest}) AS owner_id, a.after IS NULL AS wrapped
-    FROM (SELECT (SELECT min(j.owner_id) FROM onejob.jobs j
-                  WHERE j.state = 'queued' AND j.owner_id > ${p.after}::text) AS after OFFSET 0) a
+  // Whether an owner has a job due now: the first of its queued jobs in run_after order.
+  const due = (owner: string) =>
+    `EXISTS (SELECT 1 FROM onejob.jobs j WHERE j.owner_id = ${owner} AND j.state = 'queued' AND j.run_after <= now())`;
+  return `owners (owner_id, turn, wrapped, due, dues) AS (
+  SELECT w.owner_id, 1, w.wrapped, w.due, w.due::int FROM (
+    SELECT n.*, ${due('n.owner_id')} AS due FROM (
+      SELECT coalesce(a.after, ${lowest}) AS owner_id, a.after IS NULL AS wrapped
+      FROM (SELECT (SELECT min(j.owner_id) FROM onejob.jobs j
+                    WHERE j.state = 'queued' AND j.owner_id > ${p.after}::text) AS after OFFSET 0) a
+      OFFSET 0
+    ) n
+    WHERE n.owner_id IS NOT NULL
     OFFSET 0
   ) w
-  WHERE w.owner_id IS NOT NULL
   UNION ALL
-  SELECT nx.owner_id, o.turn + 1, nx.wrapped
+  SELECT nx.owner_id, o.turn + 1, nx.wrapped, nx.due, o.dues + nx.due::int
   FROM owners o
   CROSS JOIN LATERAL (
-    SELECT coalesce(a.after, CASE WHEN NOT o.wrapped THEN ${lowest} END) AS owner_id,
-           o.wrapped OR a.after IS NULL AS wrapped
-    FROM (SELECT (SELECT min(j.owner_id) FROM onejob.jobs j
-                  WHERE j.state = 'queued' AND j.owner_id > o.owner_id) AS after OFFSET 0) a
+    SELECT n.*, ${due('n.owner_id')} AS due FROM (
+      SELECT coalesce(a.after, CASE WHEN NOT o.wrapped THEN ${lowest} END) AS owner_id,
+             o.wrapped OR a.after IS NULL AS wrapped
+      FROM (SELECT (SELECT min(j.owner_id) FROM onejob.jobs j
+                    WHERE j.state = 'queued' AND j.owner_id > o.owner_id) AS after OFFSET 0) a
+      OFFSET 0
+    ) n
+    WHERE n.owner_id IS NOT NULL AND NOT (n.wrapped AND n.owner_id > ${p.after}::text)
     OFFSET 0
   ) nx
-  WHERE o.turn < 2 * ${p.limit}::int AND nx.owner_id IS NOT NULL AND NOT (nx.wrapped AND nx.owner_id > ${p.after}::text)
+  WHERE o.dues < ${p.limit}::int AND o.turn < 20 * ${p.limit}::int
 ),
 shares AS (
   SELECT o.owner_id, o.turn, f.fair, f.fair < ${p.limit}::int AS split,
@@ -122,7 +134,8 @@ shares AS (
                                    WHERE a.owner_id = o.owner_id AND a.state IN (${live})
                                    LIMIT ${p.perOwner}::int) l) END) AS share
   FROM owners o
-  CROSS JOIN (SELECT ceil(${p.limit}::float8 / greatest(count(*), 1))::int AS fair FROM owners) f
+  CROSS JOIN (SELECT ceil(${p.limit}::float8 / greatest(count(*), 1))::int AS fair FROM owners WHERE due) f
+  WHERE o.due
 ),
 picked AS (
   SELECT s.turn, s.fair, x.*
@@ -223,21 +236,29 @@ ${events} AS (
 ), ${jobEventRowsSql(events, { published: false })}`;
 }
 
-/**
- * The claimed attempts, with their jobs' operation, input and trace context, from
- * `claimCtes`; and on each row what the claim loop needs next: the owner to start after
- * next time, and whether an owner had more jobs than its turn's share (the queue is not dry).
- */
-export const CLAIMED_ROWS_SQL = `SELECT ${prefixed('s')}, nb.operation, nb.input, nb.traceparent, nb.waited, nb.k,
-  (SELECT c.owner_id FROM chosen c WHERE c.k = (SELECT max(k) FROM chosen)) AS next_after,
-  EXISTS (SELECT 1 FROM shares sh WHERE sh.split AND sh.share >= sh.fair
-            AND (SELECT count(*) FROM picked pk WHERE pk.turn = sh.turn) >= sh.fair) AS more
+/** The claimed attempts, with their jobs' operation, input and trace context, from `claimCtes`. */
+export const CLAIMED_ROWS_SQL = `SELECT ${prefixed('s')}, nb.operation, nb.input, nb.traceparent, nb.waited, nb.k
 FROM started s JOIN numbered nb ON nb.id = s.job_id`;
+
+/**
+ * What the claim loop needs next, as two columns a claim returns even when it claimed
+ * nothing: the owner the next claim starts after (the last one served when the batch was
+ * full; else the last one walked, so owners with nothing to run do not hold the round
+ * back), and whether an owner had more jobs than its turn's share (the queue is not dry).
+ */
+export function claimTurnColumns(p: Param = CLAIM_SQL_PARAMS.$): string {
+  return `CASE WHEN (SELECT count(*) FROM chosen) >= ${p.limit}::int
+       THEN (SELECT c.owner_id FROM chosen c WHERE c.k = (SELECT max(k) FROM chosen))
+       ELSE (SELECT o.owner_id FROM owners o WHERE o.turn = (SELECT max(turn) FROM owners)) END AS next_after,
+  EXISTS (SELECT 1 FROM shares sh WHERE sh.split AND sh.share >= sh.fair
+            AND (SELECT count(*) FROM picked pk WHERE pk.turn = sh.turn) >= sh.fair) AS more`;
+}
 
 export const CLAIM_BATCH_SQL = `
 WITH RECURSIVE ${claimCtes()}
-${CLAIMED_ROWS_SQL}
-ORDER BY nb.k`;
+SELECT ${claimTurnColumns()}, c.*
+FROM (SELECT 1) AS one LEFT JOIN (${CLAIMED_ROWS_SQL}) AS c ON true
+ORDER BY c.k`;
 
 // The claim must walk each owner's queued jobs in index order and stop after its share.
 // Without statistics (a queue filled faster than autovacuum analyses it), PostgreSQL guesses a
@@ -316,12 +337,12 @@ export interface ClaimRequest {
   limits?: ClaimLimits;
 }
 
-/** What a claim found besides the attempts it started: where the owners' round goes on. */
+/** What a claim found besides the attempts it started (`claimTurnColumns`, on every row). */
 export function noteTurns(worker: ClaimRequest, rows: Pick<ClaimRow, 'next_after' | 'more'>[]): void {
-  const last = rows[rows.length - 1];
+  const row = rows[0];
   if (!worker.turns) return;
-  worker.turns.more = last?.more === true;
-  if (last?.next_after != null) worker.turns.after = last.next_after;
+  worker.turns.more = row?.more === true;
+  if (row?.next_after != null) worker.turns.after = row.next_after;
 }
 
 /**
@@ -398,7 +419,8 @@ export async function claimQueuedJobs(
   const values = CLAIM_SQL_PARAMS.values(await claimValues(operations, worker));
   const rows = await batchQuery<ClaimRow>(target, 'onejob-claim-batch', CLAIM_BATCH_SQL, values);
   noteTurns(worker, rows);
-  return rows.map(claimedAttempt);
+  // One row even when nothing was claimed: it carries the turn columns only.
+  return rows.filter((r) => r.id !== null).map(claimedAttempt);
 }
 
 // The operation check is a probe of the one job of each candidate (OFFSET 0 keeps it one):

@@ -23,6 +23,7 @@ import {
   type ClaimRow,
   claimCtes,
   claimedAttempt,
+  claimTurnColumns,
   claimValues,
   noteTurns,
 } from './claimJobs.js';
@@ -34,7 +35,8 @@ const CLAIM_AFTER_WIN = WIN_PARAMS.followedBy(CLAIM_PARAMS);
 export const COMPLETE_AND_CLAIM_SQL = `
 WITH RECURSIVE ${WIN_MANY_CTES},
 ${claimCtes(CLAIM_AFTER_WIN.$, 'claim_events')}
-SELECT (SELECT coalesce(jsonb_agg(jsonb_build_array(attempt_id, version)), '[]'::jsonb) FROM won) AS won, c.*
+SELECT (SELECT coalesce(jsonb_agg(jsonb_build_array(attempt_id, version)), '[]'::jsonb) FROM won) AS won,
+  ${claimTurnColumns(CLAIM_AFTER_WIN.$)}, c.*
 FROM (SELECT 1) AS one LEFT JOIN (${CLAIMED_ROWS_SQL}) AS c ON true`;
 
 export interface CompletedAndClaimed {
@@ -63,10 +65,10 @@ export async function completeAndClaim(
   ];
   const rows = await batchQuery<Row>(target, 'onejob-complete-and-claim', COMPLETE_AND_CLAIM_SQL, values);
   const winners = new Map((rows[0]?.won ?? []).map(([id, version]) => [id, Number(version)]));
+  noteTurns(worker, rows as Pick<ClaimRow, 'next_after' | 'more'>[]);
   const claimedRows = rows
     .filter((r): r is { won: [string, number][] } & ClaimRow => r.id !== null)
     .sort((a, b) => a.k - b.k);
-  noteTurns(worker, claimedRows);
   const claimed = claimedRows.map(({ won: _won, ...row }) => claimedAttempt(row));
   return { winners, claimed };
 }

@@ -107,6 +107,21 @@ describe('owners in turn', () => {
     expect(turns.more).toBe(true);
     expect(await claim(10, turns)).toHaveLength(10);
   });
+  it('owners whose jobs all wait for a later time do not hold the round back', async () => {
+    // 60 owners with only scheduled jobs, before (in the walk's order) one owner with a job due.
+    await t.onejob.pool.query(
+      `INSERT INTO onejob.jobs (id, owner_id, idempotency_key, fingerprint, operation, input, run_after)
+       SELECT gen_random_uuid(), 'later-' || lpad(g::text, 2, '0'), 'k', 'f', 'charge', '{}', now() + interval '1 hour'
+       FROM generate_series(1, 60) g`,
+    );
+    await queue(['now'], 1);
+    const turns = newOwnerTurns();
+    // A claim of 2 walks at most 40 owners: the first stops among the scheduled ones...
+    expect(await claim(2, turns)).toEqual([]);
+    expect(turns.after).toBe('later-40');
+    // ...and the next carries on from there to the owner with a job due.
+    expect(await ownersOf(await claim(2, turns))).toEqual(['now']);
+  });
 });
 
 describe('the per-owner cap', () => {
