@@ -45,6 +45,11 @@ function keyOf(request: FastifyRequest): string {
 
 /** The refusal a job that is not succeeded answers with. */
 function notCompleted(job: JobView): OnejobError {
+  if (job.state === 'failed' && (job.error as { code?: string } | null)?.code === 'budget_exhausted') {
+    // 402 with x-should-retry: false (wireErrors.ts): the SDKs do not retry it.
+    const message = (job.error as { message?: string }).message;
+    return new OnejobError('budget_exhausted', message, { jobId: job.id });
+  }
   if (job.state === 'failed') {
     // The job's own error says why it stopped; the last attempt's says what the provider answered.
     const why = [job.error, job.attempts.at(-1)?.error]

@@ -1,4 +1,5 @@
 // onejob.jobs: intake through the group commit (or alone in the caller's transaction),
+import { refuseWhenNothingLeft } from '../../budgets/refuseWhenNothingLeft.js';
 // reads, the long-poll and archiving.
 import { recordClientRetry } from '../../compat/recordClientRetry.js';
 import type { Queryable } from '../../db/createPool.js';
@@ -67,7 +68,7 @@ export interface JobsHandle {
   ): Promise<void>;
 }
 
-export type JobsDeps = Pick<EngineDeps, 'pool' | 'operations' | 'metrics'> & {
+export type JobsDeps = Pick<EngineDeps, 'pool' | 'operations' | 'metrics' | 'config'> & {
   readonly wakeups: Pick<NotificationHub, 'outbox' | 'jobsQueued' | 'waitForJob'>;
   readonly jobBatcher: JobBatcher;
 };
@@ -86,6 +87,7 @@ export function createJobsHandle(deps: JobsDeps): JobsHandle {
     wait: (ownerId, id, ms, o) => handle.waitFor(ownerId, id, { ...o, until: SETTLED_JOB_STATES, ms }),
     async create(request, o) {
       refuseReservedKey(request);
+      await refuseWhenNothingLeft(db(o), deps.config, operations, request);
       // The job row stores the creation span's traceparent, so its attempts are its children.
       const span = startJobSpan(request);
       const req = span.traceparent ? { ...request, traceparent: span.traceparent } : request;
