@@ -386,5 +386,9 @@ async function hedge(
     // The job finished, or has no attempts left, or the provider has no free slot, or the
     // owner's budget has no room for the hedge's hold: nothing to hedge; the primary goes on.
     if (!isOnejobError(error) && !(error instanceof NoProviderSlot)) throw error;
+    if (isOnejobError(error, 'budget_exhausted')) {
+      r.ctx.deps.metrics.budgetRefusals.inc();
+      r.ctx.log.info({ jobId: attempt.job_id, provider: next }, 'hedge not started: the budget cannot hold it');
+    }
   }
 }
