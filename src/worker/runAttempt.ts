@@ -388,7 +388,10 @@ async function hedge(
     if (!isOnejobError(error) && !(error instanceof NoProviderSlot)) throw error;
     if (isOnejobError(error, 'budget_exhausted')) {
       r.ctx.deps.metrics.budgetRefusals.inc();
-      r.ctx.log.info({ jobId: attempt.job_id, provider: next }, 'hedge not started: the budget cannot hold it');
+      r.ctx.log.info(
+        { jobId: attempt.job_id, provider: next },
+        'hedge not started: the budget cannot hold it',
+      );
     }
   }
 }
