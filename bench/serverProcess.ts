@@ -3,9 +3,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { OnejobConfig } from '../src/config/types.js';
+import { freePort } from '../test/helpers/ports.js';
 
 export const ROOT = join(import.meta.dirname, '..');
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
@@ -23,17 +23,6 @@ export interface ServerProcess {
   /** Starts sampling RSS every 250 ms; the returned function stops and gives the peak. */
   sampleRss(): () => number;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 export function readRssMb(pid: number): number {

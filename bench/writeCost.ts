@@ -6,6 +6,7 @@
 // production. The counting session holds a temporary replication slot, so the WAL between
 // the readings is kept until it has been read.
 import pg from 'pg';
+import { until } from '../test/helpers/until.js';
 
 export interface WriteCounters {
   lsn: string;
@@ -63,7 +64,8 @@ export async function writeCounter(url: string) {
     const { rows: lsn } = await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
     // WAL can be inserted ahead of its flush (a commit that does not wait for it), and
     // pg_walinspect reads only flushed WAL: wait until the flush reaches this reading.
-    await waitFor(
+    await until(
+      'the WAL to be flushed',
       async () =>
         (
           await client.query<{ flushed: boolean }>(
@@ -72,8 +74,7 @@ export async function writeCounter(url: string) {
           )
         ).rows[0]!.flushed,
       10_000,
-      'the WAL to be flushed',
-      10,
+      { everyMs: 10 },
     );
     return { lsn: lsn[0]!.lsn, rows: Object.fromEntries(rows.map((r) => [r.name, Number(r.n)])) };
   };
@@ -116,13 +117,4 @@ export async function writeCounter(url: string) {
     },
     end: () => client.end(),
   };
-}
-
-/** Waits, polling every `ms`, until `done()` holds or `timeoutMs` passed (then throws). */
-export async function waitFor(done: () => Promise<boolean>, timeoutMs: number, what: string, ms = 100) {
-  const until = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, ms));
-  }
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { validateConfig } from '../src/engine/loadConfig.js';
 import { contractHash } from '../src/providers/verification/contractHash.js';
+import { sleep } from '../test/helpers/until.js';
 import { type CheckReport, checkHistory } from './checker/checkHistory.js';
 import {
   ADMIN_TOKEN_ENV,
@@ -19,7 +20,6 @@ import {
   WEBHOOK_SECRET_ENV,
   WEBHOOK_SOURCE,
 } from './cluster/chaosConfig.js';
-import { sleep } from './cluster/freePort.js';
 import { type OnejobFleet, startOnejobFleet } from './cluster/onejobFleet.js';
 import { resilientPool } from './cluster/resilientPool.js';
 import { type ChaosDatabase, startDatabase } from './cluster/startDatabase.js';

@@ -2,10 +2,11 @@
 // drained to the end by `onejob serve --role worker,relay`, the database's rows and WAL
 // read before the server starts and after it stopped, divided by the jobs drained.
 import pg from 'pg';
+import { until } from '../../test/helpers/until.js';
 import { benchConfig } from '../benchConfig.js';
 import type { LoadResult } from '../measureLoad.js';
 import { startServer } from '../serverProcess.js';
-import { type WriteCost, waitFor, writeCounter } from '../writeCost.js';
+import { type WriteCost, writeCounter } from '../writeCost.js';
 import { queueJobs } from './rawSql.js';
 
 export interface DrainCostRun {
@@ -41,13 +42,14 @@ export async function onejobDrainCost(
       workDir: r.workDir,
     });
     try {
-      await waitFor(
+      await until(
+        'every job settled and published',
         async () => {
           const { rows } = await watch.query<{ succeeded: number; published: number }>(PUBLISHED_SQL);
           return rows[0]!.succeeded >= r.jobs && rows[0]!.published >= r.jobs;
         },
         120_000,
-        'every job settled and published',
+        { everyMs: 100 },
       );
     } finally {
       await server.stop();

@@ -5,13 +5,13 @@
 // transaction, just before its commit).
 import http from 'node:http';
 import pg from 'pg';
+import { until } from '../../test/helpers/until.js';
 import { benchConfig } from '../benchConfig.js';
 import { BENCH_BODY } from '../httpLoadWorker.js';
 import { round, summariseLatencies } from '../latencyStats.js';
 import type { LoadResult } from '../measureLoad.js';
 import type { Progress } from '../progress.js';
 import { BENCH_TOKEN, startServer } from '../serverProcess.js';
-import { waitFor } from '../writeCost.js';
 
 export interface SteadyRun {
   databaseUrl: string;
@@ -110,7 +110,9 @@ export async function onejobSteadyLatency(r: SteadyRun): Promise<LoadResult> {
       );
       return rows;
     };
-    await waitFor(async () => (await finished()).length >= keys.length, 60_000, 'every job settled', 250);
+    await until('every job settled', async () => (await finished()).length >= keys.length, 60_000, {
+      everyMs: 250,
+    });
     const samples = (await finished()).map((row) => row.at - sent.measured.get(Number(row.key.slice(4)))!);
     const seconds = (performance.now() - t0 - r.warmupMs) / 1000;
     return {

@@ -6,12 +6,12 @@
 import pg from 'pg';
 import { createOnejob } from '../../src/createOnejob.js';
 import { createLogger } from '../../src/observability/createLogger.js';
+import { until } from '../../test/helpers/until.js';
 import { benchConfig } from '../benchConfig.js';
 import { round, summariseLatencies } from '../latencyStats.js';
 import type { LoadResult } from '../measureLoad.js';
 import type { Progress } from '../progress.js';
 import { startServer } from '../serverProcess.js';
-import { waitFor } from '../writeCost.js';
 
 export interface FairRun {
   databaseUrl: string;
@@ -64,10 +64,11 @@ export async function ownersInTurn(
   const completed = async () => Number((await db.query<{ n: string }>(COMPLETED_SQL)).rows[0]!.n);
   try {
     // B starts once A's drain is under way, and is done long before it ends.
-    await waitFor(
+    await until(
+      "A's drain to start",
       async () => (await completed()) >= Math.min(1_000, r.backlog / 10),
       120_000,
-      "A's drain to start",
+      { everyMs: 100 },
     );
     const t0 = performance.now();
     for (let i = 0; i < r.jobs; i++) {
@@ -81,7 +82,9 @@ export async function ownersInTurn(
       await new Promise((resolve) => setTimeout(resolve, r.everyMs));
     }
     const settled = async () => (await db.query<{ ms: number }>(B_TIMES_SQL, [B_OWNER])).rows;
-    await waitFor(async () => (await settled()).length >= r.jobs, 120_000, "B's jobs to settle", 50);
+    await until("B's jobs to settle", async () => (await settled()).length >= r.jobs, 120_000, {
+      everyMs: 50,
+    });
     const seconds = (performance.now() - t0) / 1000;
     const aLeft = (await db.query<{ n: number }>(A_LEFT_SQL, [B_OWNER])).rows[0]!.n;
     r.progress.done('owner B');

@@ -4,12 +4,13 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { Logger, makeWorkerUtils, run } from 'graphile-worker';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
+import { until } from '../../test/helpers/until.js';
 import { checkpoint } from '../benchDatabase.js';
 import { round, summariseLatencies } from '../latencyStats.js';
 import { measureCompletions } from '../measureCompletions.js';
 import { type LoadResult, measureLoad } from '../measureLoad.js';
 import type { Progress } from '../progress.js';
-import { type WriteCounters, waitFor, writeCounter } from '../writeCost.js';
+import { type WriteCounters, writeCounter } from '../writeCost.js';
 import { costResult } from './drainCost.js';
 import { paced } from './endToEnd.js';
 
@@ -195,7 +196,9 @@ export async function graphileDrainCost(
         if (!error) completed++;
       });
       try {
-        await waitFor(async () => completed >= r.jobs, 120_000, 'every graphile-worker job done', 20);
+        await until('every graphile-worker job done', async () => completed >= r.jobs, 120_000, {
+          everyMs: 20,
+        });
       } finally {
         await runner.stop();
       }
@@ -241,7 +244,9 @@ export function graphileSteadyLatency(
         if (measuring) sentAt.set(seq, at);
         await utils.addJob('noop', { n: seq });
       });
-      await waitFor(async () => samples.length >= sentAt.size, 60_000, 'every graphile-worker job done', 50);
+      await until('every graphile-worker job done', async () => samples.length >= sentAt.size, 60_000, {
+        everyMs: 50,
+      });
       const seconds = (performance.now() - t0 - r.warmupMs) / 1000;
       return {
         ops: samples.length,

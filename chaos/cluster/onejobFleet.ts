@@ -4,8 +4,9 @@
 // process can be killed, and started again with or without a failpoint for its next life.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { freePort } from '../../test/helpers/ports.js';
+import { sleep } from '../../test/helpers/until.js';
 import type { Role } from '../faults/buildFaultSchedule.js';
-import { freePort, sleep } from './freePort.js';
 import { ManagedProcess } from './managedProcess.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');

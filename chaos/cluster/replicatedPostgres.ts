@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freePort, sleep, waitFor } from './freePort.js';
+import { freePort } from '../../test/helpers/ports.js';
+import { sleep, until } from '../../test/helpers/until.js';
 import { childPids } from './stallPostgres.js';
 
 const run = promisify(execFile);
@@ -215,7 +216,7 @@ export class ReplicatedPostgres {
     child.on('exit', () => servers.delete(child));
     servers.add(child);
     node.server = child;
-    await waitFor(
+    await until(
       `${node.name} on port ${node.port} to accept connections`,
       async () => {
         if (child.exitCode !== null || child.signalCode !== null)
@@ -233,7 +234,7 @@ export class ReplicatedPostgres {
         }
       },
       120_000,
-      250,
+      { everyMs: 250, retryErrors: true },
     );
   }
 
@@ -257,11 +258,11 @@ export class ReplicatedPostgres {
     ]);
     this.configureNode(node, from);
     await this.startNode(node);
-    await waitFor(
+    await until(
       `${node.name} to stream synchronously from ${from.name}`,
       async () => this.syncState(from, node.name).then((s) => s === 'sync'),
       120_000,
-      250,
+      { everyMs: 250, retryErrors: true },
     );
   }
 
@@ -327,11 +328,11 @@ export class ReplicatedPostgres {
     const killedAt = Date.now();
     // The held WAL sender is one of its children: it dies stopped, sending nothing more.
     if (dead.server) killServer(dead.server);
-    await waitFor(
+    await until(
       `${dead.name} to die`,
       async () => dead.server?.exitCode !== null || dead.server.signalCode !== null,
       10_000,
-      50,
+      { everyMs: 50, retryErrors: true },
     );
     dead.server = undefined;
     await sleep(downMs);

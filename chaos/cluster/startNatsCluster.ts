@@ -7,7 +7,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { freePort, waitFor } from './freePort.js';
+import { freePort } from '../../test/helpers/ports.js';
+import { until } from '../../test/helpers/until.js';
 import { ManagedProcess } from './managedProcess.js';
 
 export const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
@@ -82,7 +83,7 @@ export async function startNatsCluster(dir: string, stream = 'ONEJOB', size = 3)
   try {
     await Promise.all(nodes.map((n) => n.waitForOutput(/Server is ready/, 20_000)));
     // The stream of three replicas needs a JetStream meta leader; retry until one is elected.
-    await waitFor(
+    await until(
       'a JetStream stream with three replicas',
       async () => {
         const nc = await connect({ servers: urls, timeout: 2_000 });
@@ -102,7 +103,7 @@ export async function startNatsCluster(dir: string, stream = 'ONEJOB', size = 3)
         }
       },
       30_000,
-      500,
+      { everyMs: 500, retryErrors: true },
     );
   } catch (error) {
     await cluster.stop();

@@ -6,7 +6,7 @@
 // as after any chaos run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { sleep } from '../cluster/freePort.js';
+import { sleep } from '../../test/helpers/until.js';
 import type { Role } from '../faults/buildFaultSchedule.js';
 import { runChaos } from '../runChaos.js';
 import { drawSoakChart } from './drawSoakChart.js';

@@ -6,10 +6,10 @@
 // initdb refuses to run as root, so as root the cluster runs as the `postgres` OS user.
 import { execFile } from 'node:child_process';
 import { chown, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from './ports.js';
 
 export const PG_BIN = process.env.ONEJOB_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 /** The standby's name in `synchronous_standby_names` (its walreceiver reports `cluster_name`). */
@@ -85,18 +85,6 @@ function run(bin: string, args: string[], user: OsUser | undefined, cwd: string)
         else resolve(stdout);
       },
     );
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
   });
 }
 

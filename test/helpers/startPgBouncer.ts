@@ -3,9 +3,9 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './ports.js';
 import { ADMIN_URL } from './testDatabase.js';
 
 export interface PgBouncer {
@@ -35,16 +35,6 @@ export function pgBouncerPath(): string | undefined {
     return undefined;
   }
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 
 /** Starts PgBouncer for `database`; retries on another port if the picked one was taken meanwhile. */
 export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBouncer> {

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Onejob } from '../../src/createOnejob.js';
 import { publishEvent } from '../../src/outbox/publishEvent.js';
 import { type Relay, startRelay } from '../../src/outbox/startRelay.js';
+import { freePort } from '../helpers/ports.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 import { until } from '../helpers/until.js';
 import { configWith, deliveryCounts, engine, streamMessages, uniqueName } from './outboxTestKit.js';
@@ -24,14 +24,6 @@ let url: string;
 let db: TestDatabase;
 let onejob: Onejob;
 let relay: Relay;
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const p = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return p;
-}
 
 async function startNats() {
   server = spawn(NATS_SERVER, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Relay, startRelay } from '../../src/outbox/startRelay.js';
+import { closedPort } from '../helpers/ports.js';
 import { postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { until } from '../helpers/until.js';
 import { configWith, uniqueName } from './outboxTestKit.js';
@@ -12,14 +12,6 @@ import { configWith, uniqueName } from './outboxTestKit.js';
 
 const SECRET_ENV = 'OUTBOX_REDACTION_WEBHOOK_SECRET';
 const SECRETS = ['natsuser', 'hunter2', 'guest:', 'wrongpass', 's3cr3t', 'token=', '/hook'];
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 let t: TestApp;
 let relay: Relay;

@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { OperationConfig } from '../../src/config/types.js';
 import { operationFromConfig } from '../../src/operations/operationRegistry.js';
@@ -7,6 +6,7 @@ import { createOpenAiProvider } from '../../src/providers/openaiProvider.js';
 import type { ProviderCall } from '../../src/providers/types.js';
 import { type FakeAnthropicServer, startFakeAnthropicServer } from '../helpers/fakeAnthropicServer.js';
 import { type FakeOpenAiServer, Gate, startFakeOpenAiServer } from '../helpers/fakeOpenAiServer.js';
+import { closedPort } from '../helpers/ports.js';
 
 const summarize: OperationConfig = {
   kind: 'inference.chat',
@@ -40,14 +40,6 @@ function call(overrides: Partial<ProviderCall> = {}): ProviderCall {
     signal: new AbortController().signal,
     ...overrides,
   };
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
 }
 
 let openai: FakeOpenAiServer;

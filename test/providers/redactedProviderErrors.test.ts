@@ -1,10 +1,10 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationConfig } from '../../src/config/types.js';
 import { operationFromConfig } from '../../src/operations/operationRegistry.js';
 import { createOpenAiProvider } from '../../src/providers/openaiProvider.js';
 import type { ProviderCall } from '../../src/providers/types.js';
 import { type FakeOpenAiServer, startFakeOpenAiServer } from '../helpers/fakeOpenAiServer.js';
+import { closedPort } from '../helpers/ports.js';
 
 // Attempt errors are stored and returned to the job's owner: a provider URL carrying
 // credentials or a key in its query must reach them as scheme, host and port only.
@@ -28,14 +28,6 @@ const call = (): ProviderCall => ({
   idempotencyKey: 'job-key-1',
   signal: new AbortController().signal,
 });
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 const SECRETS = ['user:', 'hunter2', 'api_key', 'sk-live-123', '/v1', '?'];
 
