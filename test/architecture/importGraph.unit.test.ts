@@ -54,8 +54,10 @@ const LAYERS: LayerMap = [
   // the narrow dependency types name the provider registry, and the gate takes them;
   // the input checks each operation kind adds use the providers' prompt rendering
   ['providers', 'engine/engineDeps.ts', 'operations/operationInputChecks.ts'],
-  ['jobs'],
+  // the ledger uses Base only; budgets hold against it before a job's attempt calls out
   ['ledger'],
+  ['budgets'],
+  ['jobs'],
   ['inbox'],
   ['outbox'],
   ['worker'],
@@ -75,6 +77,7 @@ const LAYERS: LayerMap = [
 ];
 
 const DOMAIN_FOLDERS = [
+  'budgets',
   'events',
   'operations',
   'compat',
