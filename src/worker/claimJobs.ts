@@ -97,8 +97,14 @@ function turnCtes(p: Param): string {
   // OFFSET 0 keeps each step's probes computed once: flattened, each would run once per use.
   const lowest = "(SELECT min(j.owner_id) FROM onejob.jobs j WHERE j.state = 'queued')";
   // Whether an owner has a job due now: the first of its queued jobs in run_after order.
+  // The owner is named by a range, not `=`, and the order includes it: only
+  // jobs_claimable_by_owner gives that order without a sort, so no plan (made with
+  // statistics that call one owner half the queue) walks jobs_claimable, in which another
+  // owner's whole backlog may come first.
   const due = (owner: string) =>
-    `EXISTS (SELECT 1 FROM onejob.jobs j WHERE j.owner_id = ${owner} AND j.state = 'queued' AND j.run_after <= now())`;
+    `coalesce((SELECT j.run_after <= now() FROM onejob.jobs j
+               WHERE j.owner_id >= ${owner} AND j.owner_id <= ${owner} AND j.state = 'queued'
+               ORDER BY j.owner_id, j.run_after LIMIT 1), false)`;
   return `owners (owner_id, turn, wrapped, due, dues) AS (
   SELECT w.owner_id, 1, w.wrapped, w.due, w.due::int FROM (
     SELECT n.*, ${due('n.owner_id')} AS due FROM (
@@ -145,12 +151,13 @@ picked AS (
       SELECT j.id, j.owner_id, j.operation, j.attempt_count,
              extract(epoch FROM clock_timestamp() - j.run_after)::float8 AS waited
       FROM onejob.jobs j
-      WHERE j.owner_id = s.owner_id AND j.state = 'queued' AND j.run_after <= now()
+      WHERE j.owner_id >= s.owner_id AND j.owner_id <= s.owner_id AND j.state = 'queued' AND j.run_after <= now()
         AND j.operation = ANY(${p.operations}::text[]) AND j.completed_by IS NULL
         AND j.attempt_count - j.throttled_count < (${p.config}::jsonb -> j.operation ->> 'maxAttempts')::int
         AND NOT ((${p.config}::jsonb -> j.operation ->> 'exclusive')::boolean AND EXISTS (
           SELECT 1 FROM onejob.attempts a
           WHERE a.job_id = j.id AND a.state IN (${sqlStates(LIVE_ATTEMPT_STATES)}) OFFSET 0))
+      -- The owner as a range and in the order, as in due: only this owner's jobs are read.
       ORDER BY j.owner_id, j.run_after, j.created_at
       LIMIT greatest(s.share, 0)
       FOR NO KEY UPDATE SKIP LOCKED

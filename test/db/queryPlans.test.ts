@@ -10,6 +10,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeptPlanPool, KEPT_PLAN_SETTINGS } from '../../src/db/keptPlanPool.js';
+import { withLiterals } from '../../src/db/withLiterals.js';
 import { recordJobEvent } from '../../src/events/recordJobEvent.js';
 import { completeAttempt } from '../../src/jobs/completeAttempt.js';
 import { completeWinners, WIN_MANY_SQL } from '../../src/jobs/completeWinners.js';
@@ -20,7 +21,14 @@ import { markUnknown } from '../../src/jobs/markUnknown.js';
 import { OperationRegistry } from '../../src/operations/operationRegistry.js';
 import { claimOutboxBatch } from '../../src/outbox/claimOutboxBatch.js';
 import { markPublished } from '../../src/outbox/markPublished.js';
-import { CLAIM_BATCH_SQL, claimQueuedJobs, claimUnownedAttempt } from '../../src/worker/claimJobs.js';
+import {
+  CLAIM_BATCH_SQL,
+  CLAIM_PLANNER_SQL,
+  CLAIM_SQL_PARAMS,
+  claimQueuedJobs,
+  claimUnownedAttempt,
+  claimValues,
+} from '../../src/worker/claimJobs.js';
 import { completeAndClaim } from '../../src/worker/completeAndClaim.js';
 import {
   claimUnknownAttempt,
@@ -237,6 +245,8 @@ const FILL_ROWS = 20_000;
 function expectPickWalksIndex(plan: string, sql = ''): void {
   const pick = plan.slice(plan.indexOf('CTE picked'), plan.indexOf('CTE paced'));
   expect(pick, `${sql}\n${plan}`).toMatch(/Index Scan using jobs_claimable_by_owner on jobs/);
+  // Never the queue in run_after order, where another owner's whole backlog may come first.
+  expect(plan.slice(0, plan.indexOf('CTE paced')), `${sql}\n${plan}`).not.toMatch(/using jobs_claimable on/);
   expect(pick, `${sql}\n${plan}`).not.toMatch(/Bitmap Heap Scan on jobs|Sort/);
   expectOwnersSkipScan(plan, sql);
   // The chosen jobs are moved to running by probes of the primary key, never a join that
@@ -540,4 +550,47 @@ describe('the worker path planned on a freshly filled queue, without statistics'
     });
     expectNoWholeTable(await plansOf(sent));
   });
+});
+
+// With statistics the planner knows owner o holds half the queue and may read it in
+// run_after order (jobs_claimable) to find another owner's first job: behind o's whole
+// backlog. The claim names each owner as a range in its order, which only the owners index
+// gives without a sort.
+describe('the claim planned with statistics', () => {
+  it("another owner's jobs are read from its own index range, never behind a large owner's backlog", async () => {
+    const warm = await createTestDatabase();
+    const w = new pg.Client({ connectionString: warm.url });
+    await w.connect();
+    try {
+      await fillTables(w);
+      await w.query(
+        `INSERT INTO onejob.jobs (id, owner_id, idempotency_key, fingerprint, operation, input)
+         VALUES (gen_random_uuid(), 'p', 'p-1', 'f', 'noop', '{}')`,
+      );
+      await w.query('ANALYZE');
+      const operations = new OperationRegistry({
+        config: { operations: { noop: { kind: 'http', providers: ['p'] } } } as never,
+        inputChecks: new Map(),
+      });
+      const worker = { id: 'w', leaseMs: 10_000, limit: 24, rotation: async () => ['p'] };
+      for (const after of ['', 'o']) {
+        const values = CLAIM_SQL_PARAMS.values(
+          await claimValues(operations, { ...worker, turns: { after, more: false } }),
+        );
+        await w.query('BEGIN');
+        try {
+          await w.query(CLAIM_PLANNER_SQL);
+          const { rows } = await w.query<{ 'QUERY PLAN': string }>(
+            `EXPLAIN ${withLiterals(CLAIM_BATCH_SQL, values)}`,
+          );
+          expectPickWalksIndex(rows.map((r) => r['QUERY PLAN']).join('\n'), `after ${after}`);
+        } finally {
+          await w.query('ROLLBACK');
+        }
+      }
+    } finally {
+      await w.end();
+      await warm.drop();
+    }
+  }, 120_000);
 });
