@@ -34,11 +34,16 @@ import { type NatsCluster, startNatsCluster } from './cluster/startNatsCluster.j
 import { buildFaultSchedule, type Role } from './faults/buildFaultSchedule.js';
 import type { FaultKind } from './faults/faultKinds.js';
 import { runFaults } from './faults/runFaults.js';
-import { takeSnapshot } from './history/takeSnapshot.js';
+import { readBudgetUsage, takeSnapshot } from './history/takeSnapshot.js';
 import type { ChaosHistory, DbSnapshot, Features, OperationContract } from './history/types.js';
 import { httpCall } from './load/httpCall.js';
 import { type EventConsumer, runEventConsumer } from './load/runEventConsumer.js';
 import { API_KEYS, OWNERS, runLoadClients } from './load/runLoadClients.js';
+
+/** The owner whose inference runs near its budget, and that budget (about three holds). */
+export const BUDGETED_OWNER = OWNERS[1]!.owner;
+export const BUDGET_LIMIT_MICROS = 100_000;
+
 import { createRng } from './random/createRng.js';
 import { formatSummary, type RunSummary, summarizeRun } from './report/summarizeRun.js';
 
@@ -209,6 +214,16 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
       history.features.inference = true;
     }
     history.features.library = library > 0;
+    if (models) {
+      // One owner runs near its budget: about three inference holds fit at once, so hedges
+      // and concurrent calls meet refusals while the others' go on.
+      await pool.query(
+        `INSERT INTO onejob.budgets (owner_id, currency, limit_micros, period) VALUES ($1, 'USD', $2, 'day')
+         ON CONFLICT (owner_id, currency) DO UPDATE SET limit_micros = excluded.limit_micros`,
+        [BUDGETED_OWNER, BUDGET_LIMIT_MICROS],
+      );
+      history.budgetSamples = [];
+    }
 
     const load = runLoadClients({
       seed: o.seed,
@@ -231,7 +246,18 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosOutcome> {
     const faultsEnd = history.startedAt + o.faultMs;
     history.faults = await runFaults(
       plan,
-      { fleet, nats, db, provider, ...(models ? { models } : {}), log },
+      {
+        fleet,
+        nats,
+        db,
+        provider,
+        ...(models ? { models } : {}),
+        log,
+        afterFault: async (f) => {
+          const rows = history.budgetSamples && (await readBudgetUsage(pool!));
+          if (rows) history.budgetSamples!.push({ at: Date.now(), after: `${f.kind} ${f.target}`, rows });
+        },
+      },
       history.startedAt,
       faultsEnd,
       () => false,

@@ -2,6 +2,7 @@
 import type { ChaosHistory, DbSnapshot } from '../history/types.js';
 import { checkNoServerErrors } from './checkAnswers.js';
 import { checkAttemptCosts } from './checkAttemptCosts.js';
+import { checkHoldsResolved, checkSpendWithinBudget } from './checkBudgets.js';
 import { checkCostLedger } from './checkCostLedger.js';
 import { checkEventsAppliedOnce, checkEventsDelivered, checkNoRolledBackEvents } from './checkEvents.js';
 import { checkExclusiveAttempts } from './checkExclusive.js';
@@ -37,6 +38,8 @@ export function checkHistory(history: ChaosHistory, snapshot: DbSnapshot): Check
     checkLedgerBalanced(history, snapshot),
     checkAttemptCosts(history, snapshot),
     checkCostLedger(history, snapshot),
+    checkSpendWithinBudget(history, snapshot),
+    checkHoldsResolved(snapshot),
     checkNoServerErrors(history),
     checkUnknownResolvedOrListed(history, snapshot),
   ];

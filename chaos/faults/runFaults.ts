@@ -20,6 +20,8 @@ export interface FaultTargets {
   /** The fake model providers, when inference operations run. */
   models?: FakeInferenceProvider;
   log: (line: string) => void;
+  /** Called after each fault, to sample what the invariants must hold at every instant. */
+  afterFault?: (fault: PlannedFault) => Promise<void>;
 }
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -140,6 +142,7 @@ export async function runFaults(
     try {
       const r = await applyFault(f, t);
       records.push(r);
+      await t.afterFault?.(f).catch(() => undefined);
       t.log(`  ${r.note ? `${r.note}, ` : ''}${Math.round((r.endedAt - r.startedAt) / 100) / 10} s`);
     } catch (error) {
       records.push({

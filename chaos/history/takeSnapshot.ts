@@ -2,7 +2,7 @@
 // not have yet come back as null, and the checks that need them are skipped.
 import type pg from 'pg';
 import { EFFECTS_TABLE } from '../load/runEventConsumer.js';
-import type { DbSnapshot } from './types.js';
+import type { BudgetUsageRow, DbSnapshot } from './types.js';
 
 const JOBS_SQL = `
 SELECT id, owner_id, idempotency_key, operation, state, completed_by, version, finished_at,
@@ -50,6 +50,32 @@ export async function takeSnapshot(pool: pg.Pool, o: { helper: boolean }): Promi
   } finally {
     db.release();
   }
+}
+
+const BUDGET_USAGE_SQL = `
+SELECT u.owner_id, u.currency, u.period, u.period_start, b.limit_micros, u.spent_micros, u.held_micros
+FROM onejob.budget_usage u
+JOIN onejob.budgets b ON b.owner_id = u.owner_id AND b.currency = u.currency`;
+
+const OPEN_HOLDS_SQL = `
+SELECT p.id, a.state
+FROM onejob.ledger_pending_transfers p
+LEFT JOIN onejob.ledger_pending_resolutions r ON r.owner_id = p.owner_id AND r.pending_id = p.id
+LEFT JOIN onejob.attempts a ON p.id = 'attempt-cost:' || a.id::text
+WHERE r.pending_id IS NULL`;
+
+/** Every budget's usage per period, with the budget's limit now. */
+export async function readBudgetUsage(db: Pick<pg.PoolClient, 'query'>): Promise<BudgetUsageRow[]> {
+  const { rows } = await db.query(BUDGET_USAGE_SQL);
+  return rows.map((r) => ({
+    ownerId: r.owner_id as string,
+    currency: r.currency as string,
+    period: r.period as string,
+    periodStart: (r.period_start as Date).toISOString(),
+    limitMicros: Number(r.limit_micros),
+    spentMicros: Number(r.spent_micros),
+    heldMicros: Number(r.held_micros),
+  }));
 }
 
 async function read(db: pg.PoolClient, o: { helper: boolean }): Promise<DbSnapshot> {
@@ -104,7 +130,17 @@ async function read(db: pg.PoolClient, o: { helper: boolean }): Promise<DbSnapsh
         finishedAt: (r.finished_at as Date).getTime(),
       }))
     : [];
+  const budgeted = await exists(db, 'onejob.budget_usage');
+  const budgets = budgeted ? await readBudgetUsage(db) : undefined;
+  const openHolds = budgeted
+    ? (await db.query(OPEN_HOLDS_SQL)).rows.map((r) => ({
+        holdId: r.id as string,
+        attemptState: (r.state as string | null) ?? null,
+      }))
+    : undefined;
   return {
+    ...(budgets ? { budgets } : {}),
+    ...(openHolds ? { openHolds } : {}),
     jobs: jobs.rows.map((r) => ({
       id: r.id,
       ownerId: r.owner_id,

@@ -126,6 +126,26 @@ export interface ChaosHistory {
   faults: FaultRecord[];
   /** Jobs created inside transactions that were then rolled back. */
   rolledBack: { owner: string; key: string }[];
+  /** Budget usage read after each fault (when the database answered); absent without budgets. */
+  budgetSamples?: BudgetSample[];
+}
+
+/** One owner's budget in one period: its limit, and what was spent and held in it. */
+export interface BudgetUsageRow {
+  ownerId: string;
+  currency: string;
+  period: string;
+  periodStart: string;
+  limitMicros: number;
+  spentMicros: number;
+  heldMicros: number;
+}
+
+export interface BudgetSample {
+  at: number;
+  /** The fault just applied. */
+  after: string;
+  rows: BudgetUsageRow[];
 }
 
 export interface SnapshotJob {
@@ -203,4 +223,8 @@ export interface DbSnapshot {
   /** Every ledger transfer by (owner, id): what an acknowledged transfer must find; absent in older snapshots. */
   transfers?: { ownerId: string; id: string }[];
   verifications?: SnapshotVerification[];
+  /** Budget usage per owner, currency and period; absent before budgets existed. */
+  budgets?: BudgetUsageRow[];
+  /** Holds not yet posted or voided, with their attempt's state; absent before budgets existed. */
+  openHolds?: { holdId: string; attemptState: string | null }[];
 }

@@ -227,9 +227,24 @@ function cleanRun(): { history: ChaosHistory; snapshot: DbSnapshot } {
         finishedAt: 5,
       },
     ],
+    budgets: [{ ...BUDGET_ROW }],
+    openHolds: [{ holdId: 'attempt-cost:a-unknown', attemptState: 'unknown' }],
   };
+  history.budgetSamples = [
+    { at: 2, after: 'worker_kill worker-1', rows: [{ ...BUDGET_ROW, heldMicros: 900, spentMicros: 100 }] },
+  ];
   return { history, snapshot };
 }
+
+const BUDGET_ROW = {
+  ownerId: 'o1',
+  currency: 'USD',
+  period: 'day',
+  periodStart: '2026-12-04T00:00:00.000Z',
+  limitMicros: 1000,
+  spentMicros: 70,
+  heldMicros: 0,
+};
 
 function costTransfer(attemptId: string, provider: string, amount: number, suffix = '') {
   return {
@@ -578,5 +593,23 @@ describe('chaos checker', () => {
       'unknown_resolved_or_listed',
     ]);
     expect(report.violations).toEqual([]);
+  });
+
+  it('catches spending past a budget after a fault, even when the end looks fine', () => {
+    const run = cleanRun();
+    run.history.budgetSamples![0]!.rows[0]!.heldMicros = 901;
+    expect(violationsOf(run)).toEqual(['spend_within_budget']);
+  });
+
+  it('catches spending past a budget at the end', () => {
+    const run = cleanRun();
+    run.snapshot.budgets![0]!.spentMicros = 1001;
+    expect(violationsOf(run)).toEqual(['spend_within_budget']);
+  });
+
+  it('catches a hold left open by a finished attempt, and lets an unknown attempt keep its own', () => {
+    const run = cleanRun();
+    run.snapshot.openHolds!.push({ holdId: 'attempt-cost:a-done', attemptState: 'succeeded' });
+    expect(violationsOf(run)).toEqual(['holds_end_posted_or_voided']);
   });
 });
