@@ -73,16 +73,30 @@ export type { JobDeliveryView, JobEventView } from './jobs/jobHistory.js';
 export type { AttemptState, AttemptView, JobState, JobView } from './jobs/jobView.js';
 export type { JobPage, ListJobsQuery } from './jobs/listJobs.js';
 export type { TransferRequest } from './ledger/checkTransferRequest.js';
+export {
+  type CreatePendingTransferResult,
+  createPendingTransfer,
+  type PendingTransferRequest,
+} from './ledger/createPendingTransfer.js';
 export { type CreateTransferResult, createTransfer } from './ledger/createTransfer.js';
 export { type Balance, getBalance } from './ledger/getBalance.js';
 export { getTransfer } from './ledger/getTransfer.js';
 export { type EntryPage, type EntryView, type ListEntriesQuery, listEntries } from './ledger/listEntries.js';
+export type { PendingTransferView } from './ledger/pendingTransferView.js';
 export {
   type AttemptCost,
   attemptCostAccounts,
   attemptCostTransferId,
   postAttemptCost,
 } from './ledger/postAttemptCost.js';
+export {
+  getPendingTransfer,
+  type PostPendingTransferRequest,
+  postPendingTransfer,
+  type ResolvePendingTransferResult,
+  type VoidPendingTransferRequest,
+  voidPendingTransfer,
+} from './ledger/resolvePendingTransfer.js';
 export {
   type ReverseTransferRequest,
   type ReverseTransferResult,

@@ -39,18 +39,78 @@ export const transferSchema = {
   additionalProperties: false,
 } as const;
 
+export const pendingTransferSchema = {
+  type: 'object',
+  description:
+    'A pending transfer: an amount held against two accounts without moving it, until it is posted (moved, at most the amount held) or voided (released).',
+  required: [
+    'id',
+    'debitAccount',
+    'creditAccount',
+    'amount',
+    'currency',
+    'reference',
+    'recordedAt',
+    'status',
+    'postedAmount',
+    'resolvedAt',
+    'reason',
+  ],
+  properties: {
+    id: { type: 'string', description: 'Also the id of the transfer its post records' },
+    debitAccount: { type: 'string' },
+    creditAccount: { type: 'string' },
+    amount: { type: 'integer', description: 'Held, in integer minor units of currency' },
+    currency: { type: 'string' },
+    reference: { type: ['string', 'null'] },
+    recordedAt: { ...timestamp, description: 'When the hold was recorded (microseconds)' },
+    status: { enum: ['pending', 'posted', 'voided'] },
+    postedAmount: {
+      type: ['integer', 'null'],
+      description: 'What its post moved (the rest was released); null unless posted',
+    },
+    resolvedAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When it was posted or voided',
+    },
+    reason: { type: ['string', 'null'], description: 'Given with the void (or post)' },
+  },
+  additionalProperties: false,
+} as const;
+
 const sums = {
   account: { type: 'string' },
   currency: { type: 'string' },
-  balance: { type: 'integer', description: 'credits - debits, in minor units: money in is positive' },
-  debits: { type: 'integer' },
-  credits: { type: 'integer' },
+  balance: {
+    type: 'integer',
+    description: 'Posted credits - posted debits, in minor units: money in is positive',
+  },
+  debits: { type: 'integer', description: 'Posted debits' },
+  credits: { type: 'integer', description: 'Posted credits' },
+  heldDebits: { type: 'integer', description: 'Debits of pending transfers not yet posted or voided' },
+  heldCredits: { type: 'integer', description: 'Credits of pending transfers not yet posted or voided' },
+  available: {
+    type: 'integer',
+    description:
+      'balance - heldDebits: what is left once every hold against the account is posted in full; held credits are not counted until posted',
+  },
 } as const;
+const sumNames = [
+  'account',
+  'currency',
+  'balance',
+  'debits',
+  'credits',
+  'heldDebits',
+  'heldCredits',
+  'available',
+] as const;
 
 export const balanceSchema = {
   type: 'object',
   description: "An account's balance at an instant: the sum of its entries.",
-  required: ['account', 'currency', 'balance', 'debits', 'credits', 'asOf'],
+  required: [...sumNames, 'asOf'],
   properties: {
     ...sums,
     asOf: { ...timestamp, description: 'Transfers recorded at or before this instant count' },
@@ -60,7 +120,7 @@ export const balanceSchema = {
 
 export const accountBalanceSchema = {
   type: 'object',
-  required: ['account', 'currency', 'balance', 'debits', 'credits'],
+  required: sumNames,
   properties: sums,
   additionalProperties: false,
 } as const;
@@ -130,6 +190,8 @@ export const entryPageSchema = {
 
 /** A recorded transfer. */
 export type Transfer = FromSchema<typeof transferSchema>;
+/** A pending transfer and how it was resolved. */
+export type PendingTransfer = FromSchema<typeof pendingTransferSchema>;
 /** An account's balance at an instant. */
 export type Balance = FromSchema<typeof balanceSchema>;
 /** One account of a page of accounts, with its balance as of the page's `asOf`. */

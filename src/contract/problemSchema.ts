@@ -45,6 +45,16 @@ export const problemSchema = {
     },
     accounts: { type: 'array', description: 'The accounts and the currencies they hold' },
     reversedBy: { type: 'string', description: 'The reversal already recorded' },
+    pendingTransfer: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'The pending transfer the id already names, as resolved',
+    },
+    heldAmount: {
+      type: 'integer',
+      description: 'pending_amount_exceeds_hold: what the pending transfer holds',
+    },
+    requestedAmount: { type: 'integer', description: 'pending_amount_exceeds_hold: what the post asked for' },
     param: { type: 'string', description: 'The request parameter at fault' },
     line: { type: 'integer', description: 'invalid_json: where parsing stopped' },
     column: { type: 'integer' },

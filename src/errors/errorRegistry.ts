@@ -86,6 +86,14 @@ export const errorRegistry = {
   transfer_already_reversed: { status: 409, title: 'This transfer has already been reversed' },
   budget_exhausted: { status: 402, title: "The owner's budget has too little left for this call" },
   transfer_not_found: { status: 404, title: 'No such transfer' },
+  pending_transfer_not_found: { status: 404, title: 'No such pending transfer' },
+  transfer_not_pending: { status: 409, title: 'This transfer was recorded as posted, not as pending' },
+  pending_transfer_already_resolved: {
+    status: 409,
+    title: 'This pending transfer has already been posted or voided otherwise',
+  },
+  pending_amount_exceeds_hold: { status: 422, title: 'A pending transfer posts at most the amount it holds' },
+  budget_not_found: { status: 404, title: 'This owner has no budget in this currency' },
   account_not_found: { status: 404, title: 'No such account' },
   currency_mismatch: { status: 422, title: 'The accounts of a transfer must share one currency' },
   ledger_amount_out_of_range: {

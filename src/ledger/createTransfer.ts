@@ -133,7 +133,7 @@ export function differentFields(id: string, existing: TransferRow): OnejobError 
   );
 }
 
-async function currencyMismatch(db: Queryable, t: CheckedTransfer): Promise<OnejobError> {
+export async function currencyMismatch(db: Queryable, t: CheckedTransfer): Promise<OnejobError> {
   // Account currencies never change, so reading them after the refusal is exact.
   const { rows } = await db
     .query<{ account: string; currency: string }>(READ_CURRENCIES_SQL, [

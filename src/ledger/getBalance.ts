@@ -2,7 +2,7 @@ import type { Balance } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { checkAccount, checkAsOf } from './checkTransferRequest.js';
-import { isoMicros, toAmount } from './transferView.js';
+import { accountSums, HELD_AT_SQL, isoMicros } from './transferView.js';
 
 /** An account's balance at an instant: the sum of its entries (the wire contract's shape). */
 export type { Balance };
@@ -14,12 +14,14 @@ const BALANCE_SQL = `
 WITH at AS (SELECT coalesce($3::timestamptz, clock_timestamp()) AS as_of)
 SELECT a.account, a.currency, ${isoMicros('at.as_of')} AS as_of,
        coalesce(sum(e.amount) FILTER (WHERE e.side = 'debit'), 0)::text AS debits,
-       coalesce(sum(e.amount) FILTER (WHERE e.side = 'credit'), 0)::text AS credits
+       coalesce(sum(e.amount) FILTER (WHERE e.side = 'credit'), 0)::text AS credits,
+       h.held_debits, h.held_credits
 FROM at
 JOIN onejob.ledger_accounts a ON a.owner_id = $1 AND a.account = $2
 LEFT JOIN onejob.ledger_entries e
   ON e.owner_id = a.owner_id AND e.account = a.account AND e.recorded_at <= at.as_of
-GROUP BY a.account, a.currency, at.as_of`;
+${HELD_AT_SQL}
+GROUP BY a.account, a.currency, at.as_of, h.held_debits, h.held_credits`;
 
 /**
  * The balance of an owner's account as recorded at or before `asOf` (default: now).
@@ -44,6 +46,8 @@ export async function getBalance(
     as_of: string;
     debits: string;
     credits: string;
+    held_debits: string;
+    held_credits: string;
   }>(BALANCE_SQL, [ownerId, account, at]);
   const row = rows[0];
   if (!row)
@@ -51,14 +55,5 @@ export async function getBalance(
       'account_not_found',
       `There is no account ${account}; GET /v1/ledger/accounts lists yours (attempt costs post to usage:<CURRENCY>_MICROS).`,
     );
-  const debits = toAmount(row.debits);
-  const credits = toAmount(row.credits);
-  return {
-    account: row.account,
-    currency: row.currency,
-    balance: credits - debits,
-    debits,
-    credits,
-    asOf: row.as_of,
-  };
+  return { account: row.account, currency: row.currency, ...accountSums(row), asOf: row.as_of };
 }

@@ -1,7 +1,7 @@
 import type { AccountBalance, AccountPage } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { checkAccount, checkAsOf } from './checkTransferRequest.js';
-import { isoMicros, toAmount } from './transferView.js';
+import { accountSums, HELD_AT_SQL, isoMicros } from './transferView.js';
 
 export type { AccountBalance, AccountPage };
 
@@ -18,13 +18,15 @@ const ACCOUNTS_SQL = `
 WITH at AS (SELECT coalesce($2::timestamptz, clock_timestamp()) AS as_of)
 SELECT a.account, a.currency, ${isoMicros('at.as_of')} AS as_of,
        coalesce(sum(e.amount) FILTER (WHERE e.side = 'debit'), 0)::text AS debits,
-       coalesce(sum(e.amount) FILTER (WHERE e.side = 'credit'), 0)::text AS credits
+       coalesce(sum(e.amount) FILTER (WHERE e.side = 'credit'), 0)::text AS credits,
+       h.held_debits, h.held_credits
 FROM at
 JOIN onejob.ledger_accounts a
   ON a.owner_id = $1 AND a.created_at <= at.as_of AND ($3::text IS NULL OR a.account > $3)
 LEFT JOIN onejob.ledger_entries e
   ON e.owner_id = a.owner_id AND e.account = a.account AND e.recorded_at <= at.as_of
-GROUP BY a.account, a.currency, at.as_of
+${HELD_AT_SQL}
+GROUP BY a.account, a.currency, at.as_of, h.held_debits, h.held_credits
 ORDER BY a.account
 LIMIT $4`;
 
@@ -43,12 +45,10 @@ export async function listAccounts(
     as_of: string;
     debits: string;
     credits: string;
+    held_debits: string;
+    held_credits: string;
   }>(ACCOUNTS_SQL, [ownerId, at, after, limit]);
-  const items = rows.map((row) => {
-    const debits = toAmount(row.debits);
-    const credits = toAmount(row.credits);
-    return { account: row.account, currency: row.currency, balance: credits - debits, debits, credits };
-  });
+  const items = rows.map((row) => ({ account: row.account, currency: row.currency, ...accountSums(row) }));
   // An empty page still names the instant it describes.
   const asOf = rows[0]?.as_of ?? (at ? new Date(at).toISOString() : new Date().toISOString());
   return { asOf, items, nextAfter: rows.length === limit ? (items.at(-1)?.account ?? null) : null };

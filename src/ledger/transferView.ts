@@ -60,3 +60,33 @@ export function toAmount(value: string | number): number {
     );
   return n;
 }
+
+/**
+ * SQL: a LATERAL join giving `held_debits` and `held_credits` of the account `a.account`
+ * at `at.as_of`: pending transfers recorded by then and not posted or voided by then. Read
+ * from the holds and their resolutions, never a running total, so asOf is exact too.
+ */
+export const HELD_AT_SQL = `LEFT JOIN LATERAL (
+  SELECT coalesce(sum(p.amount) FILTER (WHERE p.debit_account = a.account), 0)::text AS held_debits,
+         coalesce(sum(p.amount) FILTER (WHERE p.credit_account = a.account), 0)::text AS held_credits
+  FROM onejob.ledger_pending_transfers p
+  WHERE p.owner_id = a.owner_id AND (p.debit_account = a.account OR p.credit_account = a.account)
+    AND p.recorded_at <= at.as_of
+    AND NOT EXISTS (SELECT 1 FROM onejob.ledger_pending_resolutions r
+                    WHERE r.owner_id = p.owner_id AND r.pending_id = p.id AND r.recorded_at <= at.as_of)
+) h ON true`;
+
+/** The sums of one account row: posted, held and what is available (see the Balance schema). */
+export function accountSums(row: {
+  debits: string;
+  credits: string;
+  held_debits: string;
+  held_credits: string;
+}) {
+  const debits = toAmount(row.debits);
+  const credits = toAmount(row.credits);
+  const heldDebits = toAmount(row.held_debits);
+  const heldCredits = toAmount(row.held_credits);
+  const balance = credits - debits;
+  return { balance, debits, credits, heldDebits, heldCredits, available: balance - heldDebits };
+}

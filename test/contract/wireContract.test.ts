@@ -297,6 +297,25 @@ describe('every answer of the HTTP API conforms to the wire contract', () => {
       200,
     );
     await call('GET', '/v1/ledger/transfers/t-contract');
+    const hold = {
+      ...transfer,
+      debitAccount: 'wallet',
+      creditAccount: 'shop',
+      id: 't-contract-hold',
+      pending: true,
+    };
+    expect((await call('POST', '/v1/ledger/transfers', { json: hold })).status).toBe(201);
+    expect((await call('POST', '/v1/ledger/transfers', { json: hold })).status).toBe(200);
+    expect(
+      (await call('POST', '/v1/ledger/transfers/t-contract-hold/post', { json: { amount: 500 } })).status,
+    ).toBe(201);
+    expect((await call('POST', '/v1/ledger/transfers/t-contract-hold/void', { json: {} })).status).toBe(409);
+    await call('GET', '/v1/ledger/transfers/t-contract-hold/pending');
+    const released = { ...hold, id: 't-contract-void' };
+    expect((await call('POST', '/v1/ledger/transfers', { json: released })).status).toBe(201);
+    expect(
+      (await call('POST', '/v1/ledger/transfers/t-contract-void/void', { json: { reason: 'x' } })).status,
+    ).toBe(201);
     expect((await call('GET', '/v1/ledger/transfers/nope')).status).toBe(404);
     await call('GET', '/v1/ledger/accounts/cash');
     const entries = await call('GET', '/v1/ledger/accounts/cash/entries');

@@ -31,9 +31,36 @@ it("the accounts list shows only the owner's accounts, each with the balance its
   expect((await transfer('other', 'cash', 'secret', 5, OWNER_B.token)).status).toBe(201);
   const page = await accounts();
   expect(page.items).toEqual([
-    { account: 'cash', currency: 'EUR', balance: -1000, debits: 1000, credits: 0 },
-    { account: 'fees', currency: 'EUR', balance: 300, debits: 0, credits: 300 },
-    { account: 'revenue', currency: 'EUR', balance: 700, debits: 0, credits: 700 },
+    {
+      account: 'cash',
+      currency: 'EUR',
+      balance: -1000,
+      debits: 1000,
+      credits: 0,
+      heldDebits: 0,
+      heldCredits: 0,
+      available: -1000,
+    },
+    {
+      account: 'fees',
+      currency: 'EUR',
+      balance: 300,
+      debits: 0,
+      credits: 300,
+      heldDebits: 0,
+      heldCredits: 0,
+      available: 300,
+    },
+    {
+      account: 'revenue',
+      currency: 'EUR',
+      balance: 700,
+      debits: 0,
+      credits: 700,
+      heldDebits: 0,
+      heldCredits: 0,
+      available: 700,
+    },
   ]);
   expect((await accounts('', OWNER_B.token)).items.map((a) => a.account)).toEqual(['cash', 'secret']);
 });

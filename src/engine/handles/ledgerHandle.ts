@@ -2,12 +2,26 @@
 // method takes one request object naming its owner, and `{ tx }` as its second argument.
 import type { Queryable } from '../../db/createPool.js';
 import type { TransferRequest } from '../../ledger/checkTransferRequest.js';
+import {
+  type CreatePendingTransferResult,
+  createPendingTransfer,
+  type PendingTransferRequest,
+} from '../../ledger/createPendingTransfer.js';
 import { type CreateTransferResult, createTransfer } from '../../ledger/createTransfer.js';
 import type { TransferBatcher } from '../../ledger/createTransferBatcher.js';
 import { type Balance, getBalance } from '../../ledger/getBalance.js';
 import { getTransfer } from '../../ledger/getTransfer.js';
 import { type AccountPage, type ListAccountsQuery, listAccounts } from '../../ledger/listAccounts.js';
 import { type EntryPage, type ListEntriesQuery, listEntries } from '../../ledger/listEntries.js';
+import type { PendingTransferView } from '../../ledger/pendingTransferView.js';
+import {
+  getPendingTransfer,
+  type PostPendingTransferRequest,
+  postPendingTransfer,
+  type ResolvePendingTransferResult,
+  type VoidPendingTransferRequest,
+  voidPendingTransfer,
+} from '../../ledger/resolvePendingTransfer.js';
 import {
   type ReverseTransferRequest,
   type ReverseTransferResult,
@@ -36,6 +50,23 @@ export interface LedgerHandle {
   createTransfer(req: TransferRequest, options?: TxOption): Promise<CreateTransferResult>;
   /** A new, mirrored transfer linked to the original, at most once. */
   reverseTransfer(req: ReverseTransferRequest, options?: TxOption): Promise<ReverseTransferResult>;
+  /** Holds an amount without moving it (an authorisation); idempotent by id like createTransfer. */
+  createPendingTransfer(
+    req: PendingTransferRequest,
+    options?: TxOption,
+  ): Promise<CreatePendingTransferResult>;
+  /** Moves at most the held amount (default all of it) under the pending transfer's id and releases the rest, once. */
+  postPendingTransfer(
+    req: PostPendingTransferRequest,
+    options?: TxOption,
+  ): Promise<ResolvePendingTransferResult>;
+  /** Releases all a pending transfer holds, once. */
+  voidPendingTransfer(
+    req: VoidPendingTransferRequest,
+    options?: TxOption,
+  ): Promise<ResolvePendingTransferResult>;
+  /** One pending transfer and how it was resolved; `pending_transfer_not_found` otherwise. */
+  getPendingTransfer(req: GetTransferRequest, options?: TxOption): Promise<PendingTransferView>;
   /** One transfer; another owner's is `transfer_not_found`. */
   getTransfer(req: GetTransferRequest, options?: TxOption): Promise<TransferView>;
   /** An account's balance as recorded at or before `asOf` (default now). */
@@ -59,6 +90,10 @@ export function createLedgerHandle(deps: {
     createTransfer: (req, o) =>
       o?.tx || !transfers ? createTransfer(o?.tx ?? pool, req) : transfers.create(req),
     reverseTransfer: (req, o) => reverseTransfer(o?.tx ?? pool, req),
+    createPendingTransfer: (req, o) => createPendingTransfer(o?.tx ?? pool, req),
+    postPendingTransfer: (req, o) => postPendingTransfer(o?.tx ?? pool, req),
+    voidPendingTransfer: (req, o) => voidPendingTransfer(o?.tx ?? pool, req),
+    getPendingTransfer: ({ ownerId, id }, o) => getPendingTransfer(o?.tx ?? pool, ownerId, id),
     getTransfer: ({ ownerId, id }, o) => getTransfer(o?.tx ?? pool, ownerId, id),
     getBalance: ({ ownerId, account, asOf }, o) => getBalance(o?.tx ?? pool, ownerId, account, asOf),
     listAccounts: ({ ownerId, ...query }, o) => listAccounts(o?.tx ?? pool, ownerId, query),

@@ -1,10 +1,22 @@
 import type { FastifyInstance } from 'fastify';
-import { balanceSchema, entryPageSchema, transferSchema } from '../../contract/index.js';
+import {
+  balanceSchema,
+  entryPageSchema,
+  pendingTransferSchema,
+  transferSchema,
+} from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { ownerOf } from '../requestContext.js';
 import { answer, problemResponse } from '../schemas.js';
 
 const transferResponse = (description: string) => answer(description, transferSchema);
+const pendingResponse = (description: string) => answer(description, pendingTransferSchema);
+// A transfer, or a pending transfer when the request said `"pending": true`.
+const transferOrPendingResponse = (description: string) => ({
+  description,
+  anyOf: [transferSchema, pendingTransferSchema],
+});
+const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
 const accountParams = {
   type: 'object',
   required: ['account'],
@@ -23,6 +35,7 @@ interface TransferBody {
   currency: string;
   reference?: string;
   effectiveAt?: string;
+  pending?: boolean;
 }
 
 export async function ledgerRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
@@ -54,24 +67,38 @@ function transferRoutes(app: FastifyInstance, onejob: Onejob) {
             },
             currency: { type: 'string' },
             reference: { type: 'string' },
-            effectiveAt: { type: 'string', description: 'Business time (ISO 8601)' },
+            effectiveAt: { type: 'string', description: 'Business time (ISO 8601); not with pending' },
+            pending: {
+              type: 'boolean',
+              description:
+                'Hold the amount without moving it (a PendingTransfer); post or void it later. Default false',
+            },
           },
         },
         response: {
-          200: transferResponse(
-            'The existing transfer with the same id and fields (Idempotent-Replayed: true)',
+          200: transferOrPendingResponse(
+            'The existing transfer (or pending transfer) with the same id and fields (Idempotent-Replayed: true)',
           ),
-          201: transferResponse('The new transfer'),
+          201: transferOrPendingResponse('The new transfer, or the new PendingTransfer when pending is true'),
           400: problemResponse('A field is missing or malformed'),
-          409: problemResponse('The id names a transfer with different fields'),
+          409: problemResponse('The id names a transfer or pending transfer with different fields'),
           422: problemResponse('An account holds another currency (currency_mismatch)'),
         },
       },
     },
     async (request, reply) => {
+      const { pending, ...body } = request.body;
+      if (pending) {
+        const { pendingTransfer, replayed } = await onejob.ledger.createPendingTransfer({
+          ownerId: ownerOf(request),
+          ...body,
+        });
+        if (replayed) reply.header('Idempotent-Replayed', 'true');
+        return reply.code(replayed ? 200 : 201).send(pendingTransfer);
+      }
       const { transfer, replayed } = await onejob.ledger.createTransfer({
         ownerId: ownerOf(request),
-        ...request.body,
+        ...body,
       });
       if (replayed) reply.header('Idempotent-Replayed', 'true');
       return reply.code(replayed ? 200 : 201).send(transfer);
@@ -114,6 +141,8 @@ function transferRoutes(app: FastifyInstance, onejob: Onejob) {
     },
   );
 
+  pendingTransferRoutes(app, onejob);
+
   app.get<{ Params: { id: string } }>(
     '/v1/ledger/transfers/:id',
     {
@@ -125,6 +154,97 @@ function transferRoutes(app: FastifyInstance, onejob: Onejob) {
       },
     },
     async (request) => onejob.ledger.getTransfer({ ownerId: ownerOf(request), id: request.params.id }),
+  );
+}
+
+/** Posting and voiding a pending transfer (two-phase transfers, docs/ledger.md), and reading it. */
+function pendingTransferRoutes(app: FastifyInstance, onejob: Onejob) {
+  const resolved = {
+    200: pendingResponse('The same resolution, replayed (Idempotent-Replayed: true)'),
+    201: pendingResponse('The pending transfer, now resolved'),
+    400: problemResponse('A field is malformed (request_invalid)'),
+    404: problemResponse('No such pending transfer (pending_transfer_not_found)'),
+    409: problemResponse(
+      'Already resolved otherwise (pending_transfer_already_resolved), or the id names a transfer that was never pending (transfer_not_pending)',
+    ),
+  };
+  app.post<{ Params: { id: string }; Body: { amount?: number; reason?: string } | undefined }>(
+    '/v1/ledger/transfers/:id/post',
+    {
+      schema: {
+        summary: 'Post a pending transfer once: move at most the held amount (default all), release the rest',
+        tags: ['ledger'],
+        params: idParams,
+        body: {
+          type: ['object', 'null'],
+          additionalProperties: false,
+          properties: {
+            amount: {
+              type: 'integer',
+              minimum: 1,
+              maximum: Number.MAX_SAFE_INTEGER,
+              description: 'Minor units, at most the amount held; default the whole hold',
+            },
+            reason: { type: 'string' },
+          },
+        },
+        response: {
+          ...resolved,
+          422: problemResponse('More than the pending transfer holds (pending_amount_exceeds_hold)'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { pendingTransfer, replayed } = await onejob.ledger.postPendingTransfer({
+        ownerId: ownerOf(request),
+        id: request.params.id,
+        ...(request.body ?? {}),
+      });
+      if (replayed) reply.header('Idempotent-Replayed', 'true');
+      return reply.code(replayed ? 200 : 201).send(pendingTransfer);
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: { reason?: string } | undefined }>(
+    '/v1/ledger/transfers/:id/void',
+    {
+      schema: {
+        summary: 'Void a pending transfer once: release all it holds',
+        tags: ['ledger'],
+        params: idParams,
+        body: {
+          type: ['object', 'null'],
+          additionalProperties: false,
+          properties: { reason: { type: 'string', description: 'Why it was released' } },
+        },
+        response: resolved,
+      },
+    },
+    async (request, reply) => {
+      const { pendingTransfer, replayed } = await onejob.ledger.voidPendingTransfer({
+        ownerId: ownerOf(request),
+        id: request.params.id,
+        ...(request.body ?? {}),
+      });
+      if (replayed) reply.header('Idempotent-Replayed', 'true');
+      return reply.code(replayed ? 200 : 201).send(pendingTransfer);
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/v1/ledger/transfers/:id/pending',
+    {
+      schema: {
+        summary: 'Read a pending transfer and how it was resolved',
+        tags: ['ledger'],
+        params: idParams,
+        response: {
+          200: pendingResponse('The pending transfer'),
+          404: problemResponse('No such pending transfer'),
+        },
+      },
+    },
+    async (request) => onejob.ledger.getPendingTransfer({ ownerId: ownerOf(request), id: request.params.id }),
   );
 }
 
