@@ -36,36 +36,6 @@ export type { ClientErrorCode } from './OnejobClientError.js';
 export { isOnejobClientError, OnejobClientError } from './OnejobClientError.js';
 export type { RetryInfo, RetryOptions } from './retryPolicy.js';
 export { backoffDelay, parseRetryAfter } from './retryPolicy.js';
-export type {
-  AccountBalance,
-  AccountPage,
-  Attempt,
-  AttemptState,
-  Backlog,
-  Balance,
-  CheckResult,
-  DeadLetter,
-  DeadLetterPage,
-  Entry,
-  EntryPage,
-  FixtureReport,
-  InboxAnswer,
-  InboxEvent,
-  InboxEventList,
-  Job,
-  JobDelivery,
-  JobEvent,
-  JobPage,
-  JobState,
-  ListJobsQuery,
-  Problem,
-  ProviderList,
-  ProviderOperationStatus,
-  ProviderStatus,
-  PublisherBacklog,
-  Replayed,
-  Transfer,
-  VerificationReport,
-  VerificationStatus,
-} from './types.js';
+// Every public shape of the API (types.ts names them, from the wire contract).
+export type * from './types.js';
 export { SETTLED_STATES } from './types.js';
