@@ -1,7 +1,8 @@
 // Shared pieces of the attempt tests: configs around a fake provider, and reads of the
 // job and its audit trail straight from the database.
 import type { OnejobConfig, OperationConfig, ProviderConfig } from '../../src/config/types.js';
-import type { TestApp } from '../helpers/startTestApp.js';
+import { type FakePaymentServer, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
+import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 export function configWith(
   providers: Record<string, ProviderConfig>,
@@ -102,4 +103,29 @@ export async function markVerified(t: TestApp, provider: string, operation: stri
     requestedBy: 'test',
     startedAt: new Date(),
   });
+}
+
+/**
+ * An app with one `charge` operation on a fake provider that always succeeds, whose worker
+ * polls once an hour: a job it starts was started by a wake-up, never by a poll. Resolves
+ * once the worker's notification hub listens, before any job is created.
+ */
+export async function startHourlyPollingApp(): Promise<{ t: TestApp; fake: FakePaymentServer }> {
+  const fake = await startFakePaymentServer({ script: () => ({ status: 200, body: { ok: true } }) });
+  const t = await startTestApp({
+    config: configWith(
+      { pay: { kind: 'http', url: fake.chargeUrl } },
+      { charge: { kind: 'http', providers: ['pay'], effect: 'exclusive', maxAttempts: 1 } },
+      { leaseMs: 5_000, pollMs: 3_600_000 },
+    ),
+  });
+  t.onejob.attempts.startWorker();
+  await until('the worker to listen', async () => {
+    const { rows } = await t.onejob.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND query ILIKE 'LISTEN%onejob_outbox%'`,
+    );
+    return rows[0]!.n > 0;
+  });
+  return { t, fake };
 }

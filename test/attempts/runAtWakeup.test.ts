@@ -3,32 +3,15 @@
 // due job (claimLoop.ts, untilNextDue.ts) can start the job. How soon after its time is a
 // measurement (bench/runAtLatency.ts), not an assertion here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakePaymentServer, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
-import { postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
-import { configWith, jobInState, until } from './attemptTestKit.js';
-
-const HOUR = 3_600_000;
+import type { FakePaymentServer } from '../helpers/fakePaymentServer.js';
+import { postJob, type TestApp } from '../helpers/startTestApp.js';
+import { jobInState, startHourlyPollingApp } from './attemptTestKit.js';
 
 let fake: FakePaymentServer;
 let t: TestApp;
 
 beforeAll(async () => {
-  fake = await startFakePaymentServer({ script: () => ({ status: 200, body: { ok: true } }) });
-  t = await startTestApp({
-    config: configWith(
-      { pay: { kind: 'http', url: fake.chargeUrl } },
-      { charge: { kind: 'http', providers: ['pay'], effect: 'exclusive', maxAttempts: 1 } },
-      { leaseMs: 5_000, pollMs: HOUR },
-    ),
-  });
-  t.onejob.attempts.startWorker();
-  await until('the worker to listen', async () => {
-    const { rows } = await t.onejob.pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE datname = current_database() AND query ILIKE 'LISTEN%onejob_outbox%'`,
-    );
-    return rows[0]!.n > 0;
-  });
+  ({ t, fake } = await startHourlyPollingApp());
 });
 afterAll(async () => {
   await t?.close();
