@@ -205,9 +205,11 @@ export function createHttpProvider(name: string, config: HttpProviderConfig): Pr
       // 404: no request with this key ever arrived. Otherwise the answer reads like the original one.
       if (sent.answer.status === 404) return { kind: 'not_found' };
       // A throttled status query says nothing of the request it asks about: no pause here.
+      // Found, the request was made and priced like any call: its cost is the one its lost
+      // answer would have carried, so the attempt's hold posts it instead of releasing it.
       return classifyAnswer(
         { ...sent.answer, retryAfter: undefined },
-        undefined,
+        sent.answer.status === 429 ? undefined : perCall,
         call.operation.permanentStatuses,
       );
     };
