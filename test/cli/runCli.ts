@@ -1,6 +1,8 @@
 // Runs the `onejob` CLI from source and collects stdout, stderr and the exit code.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { Command } from 'commander';
+import { vi } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
@@ -33,4 +35,38 @@ export function runCli(
       },
     );
   });
+}
+
+/**
+ * Runs CLI commands in-process against a server, as `token`'s owner, returning what they
+ * printed (a child per command costs seconds). `commands` registers the ones it may run.
+ */
+export async function runCliInProcess(
+  server: { url: string; token: string },
+  commands: ((program: Command) => void)[],
+  args: string[],
+): Promise<string> {
+  const saved = { url: process.env.ONEJOB_URL, token: process.env.ONEJOB_TOKEN };
+  process.env.ONEJOB_URL = server.url;
+  process.env.ONEJOB_TOKEN = server.token;
+  let out = '';
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    out += chunk.toString();
+    return true;
+  });
+  try {
+    const program = new Command('onejob').exitOverride();
+    for (const register of commands) register(program);
+    await program.parseAsync(args, { from: 'user' });
+  } finally {
+    write.mockRestore();
+    for (const [key, value] of [
+      ['ONEJOB_URL', saved.url],
+      ['ONEJOB_TOKEN', saved.token],
+    ] as const) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+  return out;
 }

@@ -1,12 +1,10 @@
-// What a tenant writes (a ledger reference, a job's input) is shown by the CLI, never
-// obeyed by the operator's terminal: C0, DEL and C1 control characters print as \xNN.
-import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobsCommand } from '../../src/cli/commands/jobsCommand.js';
 import { ledgerCommand } from '../../src/cli/commands/ledgerCommand.js';
 import { escapeControls } from '../../src/cli/terminalText.js';
 import { createTransfer } from '../../src/ledger/createTransfer.js';
 import { OWNER_A, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
+import { runCliInProcess } from './runCli.js';
 
 // Clears the screen, retitles the window, rings the bell; then a C1 CSI and a DEL.
 const HOSTILE = '\u001b[2J\u001b]0;pwned\u0007 \u009b31m \u007f';
@@ -31,33 +29,9 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-/** Runs CLI commands in-process against the server, returning what they printed. */
-async function run(args: string[]): Promise<string> {
-  const saved = { url: process.env.ONEJOB_URL, token: process.env.ONEJOB_TOKEN };
-  process.env.ONEJOB_URL = t.url;
-  process.env.ONEJOB_TOKEN = OWNER_A.token;
-  let out = '';
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    out += chunk.toString();
-    return true;
-  });
-  try {
-    const program = new Command('onejob').exitOverride();
-    ledgerCommand(program);
-    jobsCommand(program);
-    await program.parseAsync(args, { from: 'user' });
-  } finally {
-    write.mockRestore();
-    for (const [key, value] of [
-      ['ONEJOB_URL', saved.url],
-      ['ONEJOB_TOKEN', saved.token],
-    ] as const) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  }
-  return out;
-}
+/** Runs CLI commands in-process against the server, as owner A. */
+const run = (args: string[]) =>
+  runCliInProcess({ url: t.url, token: OWNER_A.token }, [ledgerCommand, jobsCommand], args);
 
 describe('CLI output and terminal control characters', () => {
   it('a ledger reference full of escape sequences prints as visible \\xNN in the entries table', async () => {

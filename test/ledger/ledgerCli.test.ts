@@ -1,10 +1,9 @@
-import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inboxCommand } from '../../src/cli/commands/inboxCommand.js';
 import { ledgerCommand } from '../../src/cli/commands/ledgerCommand.js';
 import { createTransfer } from '../../src/ledger/createTransfer.js';
 import { reverseTransfer } from '../../src/ledger/reverseTransfer.js';
-import { runCli } from '../cli/runCli.js';
+import { runCli, runCliInProcess } from '../cli/runCli.js';
 import { OWNER_A, OWNER_B, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 let t: TestApp;
@@ -35,33 +34,9 @@ afterAll(async () => t?.close());
 
 const env = () => ({ ONEJOB_URL: t.url, ONEJOB_TOKEN: OWNER_A.token });
 
-/** The same commands in-process, against the server (a child per command costs seconds). */
-async function run(args: string[]): Promise<string> {
-  const saved = { url: process.env.ONEJOB_URL, token: process.env.ONEJOB_TOKEN };
-  process.env.ONEJOB_URL = t.url;
-  process.env.ONEJOB_TOKEN = OWNER_A.token;
-  let out = '';
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    out += chunk.toString();
-    return true;
-  });
-  try {
-    const program = new Command('onejob').exitOverride();
-    ledgerCommand(program);
-    inboxCommand(program);
-    await program.parseAsync(args, { from: 'user' });
-  } finally {
-    write.mockRestore();
-    for (const [key, value] of [
-      ['ONEJOB_URL', saved.url],
-      ['ONEJOB_TOKEN', saved.token],
-    ] as const) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  }
-  return out;
-}
+/** Runs CLI commands in-process against the server, as owner A. */
+const run = (args: string[]) =>
+  runCliInProcess({ url: t.url, token: OWNER_A.token }, [ledgerCommand, inboxCommand], args);
 
 describe('ledger and inbox commands, through the HTTP API', { timeout: 120_000 }, () => {
   it("onejob ledger balance reads the token owner's balance now and as of an earlier instant", async () => {
