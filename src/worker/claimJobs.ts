@@ -48,8 +48,8 @@ const prefixed = (alias: string) =>
 // Who runs next (docs/attempts.md, "Who runs next"):
 // - `owners`: the owners with queued jobs, in turn from the one after `after` (where this
 //   worker's last claim stopped), wrapping around: a skip-scan of jobs_claimable_by_owner,
-//   two probes per owner (the next owner, and whether one of its jobs is due now), so the
-//   backlog never sets the claim's cost. The walk stops at `limit` owners with a job due,
+//   one probe per owner (its earliest queued job: who it is, and whether a job is due now),
+//   so the backlog never sets the claim's cost. The walk stops at `limit` owners with a job due,
 //   or after 20 x `limit` owners: owners whose jobs all wait for a later time cost a probe
 //   each and no share, and a claim that stops among them lets the next one go on from there.
 // - `shares`: each owner with a job due may take its turn's share of the batch (the batch
@@ -94,41 +94,29 @@ export function claimCtes(p: Param = CLAIM_SQL_PARAMS.$, events = 'events'): str
 /** `owners`, `shares` and `picked`: whose jobs, how many each, which ones. */
 function turnCtes(p: Param): string {
   const live = sqlStates(['starting', 'running']);
-  // OFFSET 0 keeps each step's probes computed once: flattened, each would run once per use.
-  const lowest = "(SELECT min(j.owner_id) FROM onejob.jobs j WHERE j.state = 'queued')";
-  // Whether an owner has a job due now: the first of its queued jobs in run_after order.
-  // The owner is named by a range, not `=`, and the order includes it: only
-  // jobs_claimable_by_owner gives that order without a sort, so no plan (made with
-  // statistics that call one owner half the queue) walks jobs_claimable, in which another
-  // owner's whole backlog may come first.
-  const due = (owner: string) =>
-    `coalesce((SELECT j.run_after <= now() FROM onejob.jobs j
-               WHERE j.owner_id >= ${owner} AND j.owner_id <= ${owner} AND j.state = 'queued'
-               ORDER BY j.owner_id, j.run_after LIMIT 1), false)`;
+  // One probe of jobs_claimable_by_owner per owner: the first queued job after `after` in
+  // (owner, run_after) order is the next owner with queued jobs and its earliest run_after
+  // (is one of its jobs due now?). Only that index gives the order without a sort, so no
+  // plan (one made with statistics that call one owner half the queue) reads
+  // jobs_claimable, where another owner's whole backlog may come first. The second branch,
+  // read only when the first finds nothing, wraps around to the lowest owner.
+  const probe = (after: string, wrapped: string, wrap: string) => `
+      SELECT x.owner_id, x.wrapped, x.run_after <= now() AS due FROM (
+        (SELECT j.owner_id, j.run_after, ${wrapped} AS wrapped FROM onejob.jobs j
+         WHERE j.state = 'queued' AND j.owner_id > ${after} ORDER BY j.owner_id, j.run_after LIMIT 1)
+        UNION ALL
+        (SELECT j.owner_id, j.run_after, true FROM onejob.jobs j
+         WHERE j.state = 'queued' AND ${wrap} ORDER BY j.owner_id, j.run_after LIMIT 1)
+      ) x
+      WHERE NOT (x.wrapped AND x.owner_id > ${p.after}::text)
+      LIMIT 1`;
   return `owners (owner_id, turn, wrapped, due, dues) AS (
-  SELECT w.owner_id, 1, w.wrapped, w.due, w.due::int FROM (
-    SELECT n.*, ${due('n.owner_id')} AS due FROM (
-      SELECT coalesce(a.after, ${lowest}) AS owner_id, a.after IS NULL AS wrapped
-      FROM (SELECT (SELECT min(j.owner_id) FROM onejob.jobs j
-                    WHERE j.state = 'queued' AND j.owner_id > ${p.after}::text) AS after OFFSET 0) a
-      OFFSET 0
-    ) n
-    WHERE n.owner_id IS NOT NULL
-    OFFSET 0
+  SELECT w.owner_id, 1, w.wrapped, w.due, w.due::int FROM (${probe(`${p.after}::text`, 'false', 'true')}
   ) w
   UNION ALL
   SELECT nx.owner_id, o.turn + 1, nx.wrapped, nx.due, o.dues + nx.due::int
   FROM owners o
-  CROSS JOIN LATERAL (
-    SELECT n.*, ${due('n.owner_id')} AS due FROM (
-      SELECT coalesce(a.after, CASE WHEN NOT o.wrapped THEN ${lowest} END) AS owner_id,
-             o.wrapped OR a.after IS NULL AS wrapped
-      FROM (SELECT (SELECT min(j.owner_id) FROM onejob.jobs j
-                    WHERE j.state = 'queued' AND j.owner_id > o.owner_id) AS after OFFSET 0) a
-      OFFSET 0
-    ) n
-    WHERE n.owner_id IS NOT NULL AND NOT (n.wrapped AND n.owner_id > ${p.after}::text)
-    OFFSET 0
+  CROSS JOIN LATERAL (${probe('o.owner_id', 'o.wrapped', 'NOT o.wrapped')}
   ) nx
   WHERE o.dues < ${p.limit}::int AND o.turn < 20 * ${p.limit}::int
 ),
