@@ -18,7 +18,7 @@ export interface AbandonRequest {
 const ABANDON_SQL = `
 UPDATE onejob.attempts SET state = 'abandoned', finished_at = now(), lease_expires_at = NULL, error = $3::jsonb
 WHERE job_id = $1 AND n = $2 AND state IN (${sqlStates(attemptStatesInto('abandoned'))})
-RETURNING id, state`;
+RETURNING id, state, hold_micros`;
 
 // The abandon bumps the job version; every other live attempt carries the new version,
 // so only the abandoned one is fenced out of the compare-and-swap.
@@ -57,7 +57,7 @@ export async function abandonAttempt(
       if (!rows[0]) throw new OnejobError('attempt_not_found', `Job ${job.id} has no attempt ${req.n}.`);
       throw refuse(rows[0].state);
     }
-    const { rows } = await tx.query<{ id: string; state: string }>(ABANDON_SQL, [
+    const { rows } = await tx.query<{ id: string; state: string; hold_micros: string | null }>(ABANDON_SQL, [
       job.id,
       req.n,
       { code: 'abandoned', message: req.reason },
@@ -92,6 +92,8 @@ export async function abandonAttempt(
         reason: req.reason,
         version: settled.version,
         jobState: settled.state,
+        // The attempt's hold was voided with this change (attempts_resolve_hold, migration 0013).
+        ...(abandoned.hold_micros !== null ? { holdVoidedMicros: Number(abandoned.hold_micros) } : {}),
       },
       traceparent: job.traceparent,
     });
