@@ -169,13 +169,16 @@ function paceCtes(p: Param): string {
 ),
 slots AS (
   SELECT t.provider, t.slot_no, row_number() OVER (PARTITION BY t.provider ORDER BY t.slot_no) AS in_line
-  FROM (SELECT DISTINCT provider FROM paced WHERE ${p.providerCaps}::jsonb ? provider) need
+  -- As many slots as the batch has jobs for the provider: a slot locked and left unused
+  -- would be skipped by another worker's claim meanwhile.
+  FROM (SELECT provider, count(*) AS wanted FROM paced WHERE ${p.providerCaps}::jsonb ? provider
+        GROUP BY provider) need
   CROSS JOIN LATERAL (
     SELECT s.provider, s.slot_no FROM onejob.provider_slots s
     WHERE s.provider = need.provider AND s.slot_no <= (${p.providerCaps}::jsonb ->> need.provider)::int
       AND (s.holder IS NULL OR NOT onejob.provider_slot_held(s.holder))
     ORDER BY s.slot_no
-    LIMIT ${p.limit}
+    LIMIT need.wanted
     FOR UPDATE SKIP LOCKED
   ) t
 ),
