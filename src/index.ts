@@ -30,6 +30,8 @@
  * @module onejob
  */
 
+export type { BudgetPeriod, BudgetView } from './budgets/budgetView.js';
+export type { SetBudgetRequest } from './budgets/setBudget.js';
 export type { OnejobConfig, OperationConfig, ProviderConfig } from './config/types.js';
 export {
   createOnejob,
@@ -40,6 +42,7 @@ export {
 } from './createOnejob.js';
 export { migrate } from './db/migrate.js';
 export type { AttemptsHandle } from './engine/handles/attemptsHandle.js';
+export type { BudgetsHandle } from './engine/handles/budgetsHandle.js';
 export type { InboxHandle } from './engine/handles/inboxHandle.js';
 export type { AccountRequest, GetTransferRequest, LedgerHandle } from './engine/handles/ledgerHandle.js';
 export type { OutboxHandle } from './engine/handles/outboxHandle.js';

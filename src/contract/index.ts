@@ -1,6 +1,7 @@
 // The wire contract of the HTTP API: a JSON Schema for every shape a route answers, and
 // the TypeScript type derived from each. Routes serve the schemas (and /openapi.json is
 // generated from them); the server's views, the SDK and the CLI use the types.
+export * from './budgetSchemas.js';
 export * from './dashboardSchemas.js';
 export * from './healthSchemas.js';
 export * from './inboxSchemas.js';

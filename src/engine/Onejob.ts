@@ -18,6 +18,7 @@ import type { AnyCodeOperation } from '../operations/defineOperation.js';
 import type { OperationRegistry } from '../operations/operationRegistry.js';
 import type { TxOption } from './engineDeps.js';
 import type { AttemptsHandle } from './handles/attemptsHandle.js';
+import type { BudgetsHandle } from './handles/budgetsHandle.js';
 import type { InboxHandle } from './handles/inboxHandle.js';
 import type { JobsHandle } from './handles/jobsHandle.js';
 import type { LedgerHandle } from './handles/ledgerHandle.js';
@@ -68,6 +69,8 @@ export interface Onejob {
   readonly inbox: InboxHandle;
   /** The append-only ledger. */
   readonly ledger: LedgerHandle;
+  /** Per owner, currency and UTC period: what priced provider calls may hold and spend (docs/budgets.md). */
+  readonly budgets: BudgetsHandle;
   /**
    * Wake-ups sent after commit: workers and relays (`jobsQueued()`), relays
    * (`outbox()`) and long-polls (`jobSettled(id)`). onejob calls them after its own

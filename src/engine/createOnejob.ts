@@ -7,6 +7,7 @@ import { tracing } from '../observability/tracing/tracing.js';
 import type { AnyCodeOperation } from '../operations/defineOperation.js';
 import { type BuiltDeps, buildEngineDeps } from './buildEngineDeps.js';
 import { createAttemptsHandle } from './handles/attemptsHandle.js';
+import { createBudgetsHandle } from './handles/budgetsHandle.js';
 import { createInboxHandle } from './handles/inboxHandle.js';
 import { createJobsHandle } from './handles/jobsHandle.js';
 import { createLedgerHandle } from './handles/ledgerHandle.js';
@@ -33,6 +34,7 @@ function assemble(deps: BuiltDeps): Onejob {
     outbox: createOutboxHandle(deps),
     inbox: createInboxHandle({ ...deps, batching: deps.batching('deliveries') }),
     ledger: createLedgerHandle(deps),
+    budgets: createBudgetsHandle(deps),
     wakeups: deps.wakeups,
     schemaVersion: () => appliedVersion(deps.pool),
     start: roles.start,

@@ -23,6 +23,7 @@ import { TokenBuckets } from './limits/TokenBuckets.js';
 import { WaitSlots } from './limits/WaitSlots.js';
 import { endRequestSpan, startRequestSpan } from './requestSpan.js';
 import { attemptsRoutes } from './routes/attemptsRoutes.js';
+import { budgetsRoutes } from './routes/budgetsRoutes.js';
 import { healthRoutes } from './routes/healthRoutes.js';
 import { inboxEventsRoutes } from './routes/inboxEventsRoutes.js';
 import { inboxRoutes } from './routes/inboxRoutes.js';
@@ -171,6 +172,7 @@ async function registerRoutes(
   await app.register(inboxEventsRoutes, { onejob });
   await app.register(ledgerRoutes, { onejob });
   await app.register(ledgerAccountsRoutes, { onejob });
+  await app.register(budgetsRoutes, { onejob });
   await app.register(outboxRoutes, { onejob });
   await app.register(providersRoutes, { onejob });
   await app.register(jobEventsRoutes, { onejob });

@@ -356,6 +356,26 @@ describe('every answer of the HTTP API conforms to the wire contract', () => {
     ).toBe(422);
   });
 
+  it("budgets: set, read, the owner's own, and their problems", async () => {
+    expect((await call('GET', '/v1/budget')).body).toEqual({ items: [] });
+    expect((await call('GET', '/v1/budgets/owner-a/USD', { token: ADMIN_TOKEN })).status).toBe(404);
+    const budget = { limitMicros: 5000, period: 'month' };
+    expect((await call('PUT', '/v1/budgets/owner-a/USD', { token: ADMIN_TOKEN, json: budget })).status).toBe(
+      200,
+    );
+    expect(
+      (
+        await call('PUT', '/v1/budgets/owner-a/USD', {
+          token: ADMIN_TOKEN,
+          json: { ...budget, period: 'week' },
+        })
+      ).status,
+    ).toBe(400);
+    expect((await call('GET', '/v1/budgets/owner-a/USD', { token: ADMIN_TOKEN })).status).toBe(200);
+    expect((await call('GET', '/v1/budget')).body.items).toHaveLength(1);
+    expect((await call('GET', '/v1/budgets/owner-a/USD')).status).toBe(403);
+  });
+
   it('every route of /openapi.json was answered with a 2xx and checked, but those of other contracts', () => {
     const unchecked = checker.routes
       .map((r) => r.key)

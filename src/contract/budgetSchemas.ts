@@ -1,0 +1,74 @@
+// Budgets on the wire (contract section 8): one owner's limit per currency and UTC period.
+import type { FromSchema } from 'json-schema-to-ts';
+
+export const budgetSchema = {
+  type: 'object',
+  description:
+    "An owner's budget in one currency and its current UTC period: spentMicros + heldMicros never passes limitMicros.",
+  required: [
+    'ownerId',
+    'currency',
+    'limitMicros',
+    'period',
+    'periodStart',
+    'spentMicros',
+    'heldMicros',
+    'availableMicros',
+  ],
+  properties: {
+    ownerId: { type: 'string' },
+    currency: { type: 'string', description: 'Three capital letters, such as USD' },
+    limitMicros: { type: 'integer', description: 'Millionths of the currency unit' },
+    period: { enum: ['total', 'day', 'month'] },
+    periodStart: {
+      type: 'string',
+      format: 'date-time',
+      description: 'Start of the current period, UTC (1970-01-01 for total)',
+    },
+    spentMicros: { type: 'integer', description: 'Posted in this period' },
+    heldMicros: { type: 'integer', description: 'Held by calls in flight, taken in this period' },
+    availableMicros: {
+      type: 'integer',
+      minimum: 0,
+      description: 'limitMicros - spentMicros - heldMicros, never below 0',
+    },
+  },
+  additionalProperties: false,
+} as const;
+
+export const budgetListSchema = {
+  type: 'object',
+  description: "The calling owner's budgets, one per currency.",
+  required: ['items'],
+  properties: { items: { type: 'array', items: budgetSchema } },
+  additionalProperties: false,
+} as const;
+
+/** The body of `PUT /v1/budgets/{ownerId}/{currency}`. */
+export const setBudgetBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['limitMicros', 'period'],
+  properties: {
+    limitMicros: {
+      type: 'integer',
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: 'Millionths of the currency unit; 0 refuses every priced call',
+    },
+    period: { enum: ['total', 'day', 'month'], description: 'UTC periods; total never resets' },
+  },
+} as const;
+
+export const budgetParamsSchema = {
+  type: 'object',
+  required: ['ownerId', 'currency'],
+  properties: { ownerId: { type: 'string' }, currency: { type: 'string' } },
+} as const;
+
+/** An owner's budget in one currency and its current period. */
+export type Budget = FromSchema<typeof budgetSchema>;
+/** The calling owner's budgets. */
+export type BudgetList = FromSchema<typeof budgetListSchema>;
+/** What a budget is set to. */
+export type SetBudgetBody = FromSchema<typeof setBudgetBodySchema>;
