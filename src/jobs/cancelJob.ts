@@ -16,7 +16,7 @@ const ABANDON_LIVE_SQL = `
 UPDATE onejob.attempts SET state = 'abandoned', finished_at = now(), lease_expires_at = NULL,
   error = '{"code": "job_cancelled", "message": "the job was cancelled"}'::jsonb
 WHERE job_id = $1 AND state IN (${sqlStates(attemptStatesInto('abandoned'))})
-RETURNING id, n, state`;
+RETURNING id, n, state, hold_micros::text`;
 
 /**
  * Cancels a job that has no outcome yet. Cancelling a cancelled job answers the same
@@ -41,7 +41,10 @@ export async function cancelJob(
         { jobId: job.id, jobState: job.state },
       );
     }
-    const abandoned = await tx.query<{ id: string; n: number }>(ABANDON_LIVE_SQL, [job.id]);
+    const abandoned = await tx.query<{ id: string; n: number; hold_micros: string | null }>(
+      ABANDON_LIVE_SQL,
+      [job.id],
+    );
     await recordJobEvent(tx, {
       jobId: job.id,
       type: 'cancelled',
@@ -49,7 +52,12 @@ export async function cancelJob(
       data: {
         state: 'cancelled',
         version,
-        abandonedAttempts: abandoned.rows.map((a) => ({ attemptId: a.id, n: a.n })),
+        // Each one's budget hold, if it had one, is voided by the same statement.
+        abandonedAttempts: abandoned.rows.map((a) => ({
+          attemptId: a.id,
+          n: a.n,
+          ...(a.hold_micros !== null ? { holdVoidedMicros: Number(a.hold_micros) } : {}),
+        })),
       },
       traceparent: job.traceparent,
     });

@@ -26,6 +26,7 @@ const RELEASED: Record<string, string> = {
   '0013_budgets_and_holds': 'a9914fc8629a23119af4321bdff399a9dbb4d60d7a3fc3aca09919f378ffbda1',
   '0014_fair_and_paced_work': '245c5a142dbcfeb0c1225ca018b837d7b24f42912207984fac19965e63a0940d',
   '0015_jobs_run_at': '62510b86754aebfffa26aa9ad7f6719083caab3975025dde8ee9a0913669acac',
+  '0018_void_leaves_cost_to_poster': '44875d058cee2d59652df1ebacca8741d763e9ad85c33aaa4d5b43c0677f3297',
   '0019_provider_slot_holder_check': '1e39cd40271826fa78506da9cc53ace1215927f642909d72832131dfd385824f',
 };
 
