@@ -4,6 +4,7 @@ import { isOnejobClientError } from '../client/index.js';
 import { CliConfigError, clientConfig, HOW_TO_CONNECT } from './clientConfig.js';
 import { archiveCommand } from './commands/archiveCommand.js';
 import { benchCommand } from './commands/benchCommand.js';
+import { budgetsCommand } from './commands/budgetsCommand.js';
 import { configCommand } from './commands/configCommand.js';
 import { demoCommand } from './commands/demoCommand.js';
 import { inboxCommand } from './commands/inboxCommand.js';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   demoCommand(program);
   benchCommand(program);
   ledgerCommand(program);
+  budgetsCommand(program);
   inboxCommand(program);
   outboxCommand(program);
   providersCommand(program);

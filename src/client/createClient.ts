@@ -3,11 +3,14 @@ import { createTransport, type RetryMode, type TokenSource, type Transport } fro
 import { type RetryOptions, resolveRetry, sleep } from './retryPolicy.js';
 import {
   type Attempt,
+  type Budget,
+  type BudgetList,
   type Job,
   type JobPage,
   type ListJobsQuery,
   type ProviderList,
   SETTLED_STATES,
+  type SetBudgetBody,
   type VerificationReport,
 } from './types.js';
 
@@ -96,6 +99,14 @@ export interface OnejobClient {
     /** Verifies that a provider honours an operation's contract (needs the admin token). */
     verify(name: string, operation: string, options?: CallOptions): Promise<VerificationReport>;
   };
+  readonly budgets: {
+    /** The calling owner's budgets, one per currency; `items` is empty when it is not limited. */
+    mine(options?: CallOptions): Promise<BudgetList>;
+    /** An owner's budget in a currency (needs the admin token); `budget_not_found` when it has none. */
+    get(ownerId: string, currency: string, options?: CallOptions): Promise<Budget>;
+    /** Sets or changes an owner's budget in a currency, at once (needs the admin token). */
+    set(ownerId: string, currency: string, budget: SetBudgetBody, options?: CallOptions): Promise<Budget>;
+  };
   /** Any other route, with the same auth, errors and retry rules. */
   request<T = unknown>(
     method: string,
@@ -137,6 +148,7 @@ export function createClient(options: ClientOptions): OnejobClient {
   return {
     jobs: jobsApi(request, timeoutMs),
     providers: providersApi(request, timeoutMs),
+    budgets: budgetsApi(request),
     async request(method, path, o = {}) {
       return (
         await request(method, path, {
@@ -246,6 +258,25 @@ function providersApi(request: Transport, timeoutMs: number): OnejobClient['prov
           retryMode: 'unprocessed',
           // Verification calls the provider with every contract fixture: give it time.
           timeoutMs: Math.max(timeoutMs, 120_000),
+        })
+      ).body,
+  };
+}
+
+/** `client.budgets`: spending limits per owner, currency and UTC period. */
+function budgetsApi(request: Transport): OnejobClient['budgets'] {
+  const path = (ownerId: string, currency: string) => `/v1/budgets/${enc(ownerId)}/${enc(currency)}`;
+  return {
+    mine: async (o = {}) => (await request<BudgetList>('GET', '/v1/budget', { signal: o.signal })).body,
+    get: async (ownerId, currency, o = {}) =>
+      (await request<Budget>('GET', path(ownerId, currency), { signal: o.signal })).body,
+    // Setting the same budget twice leaves it as once: safe to send again after a network error.
+    set: async (ownerId, currency, budget, o = {}) =>
+      (
+        await request<Budget>('PUT', path(ownerId, currency), {
+          body: budget,
+          signal: o.signal,
+          retryMode: 'always',
         })
       ).body,
   };
