@@ -6,10 +6,14 @@ export function benchConfig(o: {
   workerConcurrency: number;
   publisher?: PublisherConfig;
   intake?: IntakeConfig;
+  /** The no-op provider has a per-call price: each attempt takes a hold before its call. */
+  priced?: boolean;
 }): OnejobConfig {
   return {
     ...(o.intake && Object.keys(o.intake).length ? { intake: o.intake } : {}),
-    providers: { noop: { kind: 'simulated', latencyMs: 0 } },
+    providers: {
+      noop: { kind: 'simulated', latencyMs: 0, ...(o.priced ? { prices: { perCallMicros: 1 } } : {}) },
+    },
     operations: {
       noop: {
         kind: 'http',

@@ -92,6 +92,20 @@ export function evaluateTargets(
       'g-gw-noop',
       1.5,
     ),
+    ratio(
+      'drain-budget-vs-plain',
+      'drain with a budget (d-budget) ≥ 0.8 × the unpriced drain (d)',
+      'd-budget',
+      'd',
+      0.8,
+    ),
+    ratio(
+      'drain-budget-vs-priced',
+      'drain with a budget (d-budget) ≥ 0.8 × the same priced drain without one (d-priced)',
+      'd-budget',
+      'd-priced',
+      0.8,
+    ),
     perJob('rows-vs-graphile', 'rows per job (d-cost) ≤ 2 × graphile-worker', 'rowsPerJob'),
     perJob('wal-vs-graphile', 'WAL bytes per job (d-cost) ≤ 2 × graphile-worker', 'walBytesPerJob'),
     ratio(

@@ -37,7 +37,7 @@ import {
 } from './scenarios/peers.js';
 import { pgbenchCreate, pgbenchCreateBatch, pgbenchLookup } from './scenarios/pgbench.js';
 import { poolerIntake, poolerUnavailable } from './scenarios/poolerIntake.js';
-import { queueJobs, rawClaimComplete, registerPublisher } from './scenarios/rawSql.js';
+import { queueJobs, rawClaimComplete, registerPublisher, setBenchBudget } from './scenarios/rawSql.js';
 import { relayThroughput, relayUnavailable } from './scenarios/relayThroughput.js';
 import { BENCH_TOKEN, ROOT, type ServerProcess, startServer } from './serverProcess.js';
 
@@ -52,6 +52,8 @@ export const SCENARIO_IDS = [
   'd',
   'd-cold',
   'd-owners',
+  'd-budget',
+  'd-priced',
   'fair',
   'd-cost',
   'g-gw-cost',
@@ -332,6 +334,37 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
     }
 
     await graphileDrain();
+
+    // The drain of d with a priced provider: every attempt holds its cost before the call,
+    // and the outcome posts it. d-priced: the owner has no budget (the hold limits nothing);
+    // d-budget: a budget far above the run's spending, so every hold is checked and fits.
+    for (const [id, budget, title] of [
+      ['d-priced', false, 'drain of d, priced provider, owner without a budget (a hold per attempt)'],
+      ['d-budget', true, 'drain of d, priced provider, owner with a budget (a checked hold per attempt)'],
+    ] as const) {
+      if (!wanted(id)) continue;
+      const unavailable = await claimCompleteUnavailable();
+      if (unavailable) {
+        skipped(id, title, unavailable);
+        continue;
+      }
+      const db = await freshDatabase(id.replace('-', '_'));
+      await queueJobs(db.url, o.queueJobs, 'q-', 'analyse');
+      if (budget) await setBenchBudget(db.url);
+      await checkpoint(db.url);
+      await scenario(id, title, o.workerConcurrency, () =>
+        claimComplete({
+          databaseUrl: db.url,
+          workDir,
+          logLevel: o.logLevel,
+          server: o.server,
+          workerConcurrency: o.workerConcurrency,
+          queueJobs: o.queueJobs,
+          priced: true,
+          ...timing,
+        }),
+      );
+    }
 
     // The same drain with the queue spread over 100 owners in turn (the claim serves them
     // round-robin), and owner B's new jobs timed while owner A's backlog drains.

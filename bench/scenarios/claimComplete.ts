@@ -30,6 +30,8 @@ export interface ClaimCompleteRun {
   warmupMs: number;
   durationMs: number;
   progress: Progress;
+  /** A priced provider: every attempt holds its cost against the owner's budget first. */
+  priced?: boolean;
 }
 
 export async function claimComplete(
@@ -42,7 +44,7 @@ export async function claimComplete(
   await counter.connect();
   const server = await startServer({
     databaseUrl: r.databaseUrl,
-    config: benchConfig({ workerConcurrency: r.workerConcurrency }),
+    config: benchConfig({ workerConcurrency: r.workerConcurrency, priced: r.priced === true }),
     roles: 'worker',
     logFile: `${r.workDir}/server-worker.log`,
     logLevel: r.logLevel,

@@ -100,6 +100,20 @@ export async function queueJobs(
   }
 }
 
+/** A budget for the bench owner far above anything a run spends: every hold is checked and fits. */
+export async function setBenchBudget(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO onejob.budgets (owner_id, currency, limit_micros, period) VALUES ($1, 'USD', 1000000000000, 'day')`,
+      [BENCH_OWNER],
+    );
+  } finally {
+    await client.end();
+  }
+}
+
 // A worker must commit its claim before it calls the provider (a crash mid-call must
 // leave a trace), so the minimum is two commits per job: claim, then complete with its
 // outbox event. Both are single statements, so two round trips.
