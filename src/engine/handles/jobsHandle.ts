@@ -1,6 +1,6 @@
 // onejob.jobs: intake through the group commit (or alone in the caller's transaction),
-import { refuseWhenNothingLeft } from '../../budgets/refuseWhenNothingLeft.js';
 // reads, the long-poll and archiving.
+import { BudgetDoor } from '../../budgets/BudgetDoor.js';
 import { recordClientRetry } from '../../compat/recordClientRetry.js';
 import type { Queryable } from '../../db/createPool.js';
 import { isOnejobError, OnejobError } from '../../errors/OnejobError.js';
@@ -83,11 +83,12 @@ function ofOperation(job: JobView, operation: string | undefined): JobView {
 export function createJobsHandle(deps: JobsDeps): JobsHandle {
   const { pool, operations, metrics, wakeups } = deps;
   const db = (o?: TxOption): Queryable => o?.tx ?? pool;
+  const door = new BudgetDoor(pool, deps.config, operations);
   const handle: JobsHandle = {
     wait: (ownerId, id, ms, o) => handle.waitFor(ownerId, id, { ...o, until: SETTLED_JOB_STATES, ms }),
     async create(request, o) {
       refuseReservedKey(request);
-      await refuseWhenNothingLeft(db(o), deps.config, operations, request);
+      await door.check(request, o?.tx);
       // The job row stores the creation span's traceparent, so its attempts are its children.
       const span = startJobSpan(request);
       const req = span.traceparent ? { ...request, traceparent: span.traceparent } : request;
