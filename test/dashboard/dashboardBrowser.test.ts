@@ -6,7 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { OWNER_A, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
+import {
+  ADMIN_TOKEN,
+  OWNER_A,
+  OWNER_B,
+  postJob,
+  startTestApp,
+  type TestApp,
+} from '../helpers/startTestApp.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
@@ -196,4 +203,38 @@ it('jobs waiting for their time show when they run, and the filter lists only th
   expect(await page.getByTestId('job-state').textContent()).toMatch(/^queued waits until /);
   expect(await page.locator('dl.facts').textContent()).toContain(waiting.id);
   expect(consoleErrors).toEqual([]);
+});
+
+it("the jobs page shows the owner's budget, spent and held beside its jobs, and nothing for an owner without one", async () => {
+  const set = await t.request(`/v1/budgets/${OWNER_B.owner}/USD`, {
+    method: 'PUT',
+    token: ADMIN_TOKEN,
+    json: { limitMicros: 2_500_000, period: 'month' },
+  });
+  expect(set.status).toBe(200);
+  const periodStart = ((await set.json()) as { periodStart: string }).periodStart;
+
+  const page = await context!.newPage();
+  const consoleErrors: string[] = [];
+  page.on('pageerror', (e) => consoleErrors.push(e.message));
+  await page.goto(`${t.url}/`);
+  await page.getByLabel('API token').fill(OWNER_B.token);
+  await page.keyboard.press('Enter');
+  const budgets = page.getByTestId('budgets');
+  await budgets.waitFor();
+  const text = await budgets.textContent();
+  expect(text).toContain('Budget USD (month since');
+  expect(text).toContain(periodStart.slice(0, 10));
+  expect(text).toContain('spent 0 USD, held 0 USD of 2.5 USD; available 2.5 USD');
+  expect(consoleErrors).toEqual([]);
+  await page.close();
+
+  // Owner A has no budget: the jobs page shows none.
+  const other = await context!.newPage();
+  await other.goto(`${t.url}/`);
+  await other.evaluate((token) => sessionStorage.setItem('onejob.token', token), OWNER_A.token);
+  await other.reload();
+  await other.locator('#job-results').waitFor();
+  expect(await other.getByTestId('budgets').textContent()).toBe('');
+  await other.close();
 });

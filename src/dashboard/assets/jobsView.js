@@ -1,5 +1,6 @@
 // The jobs list: filters, paging and the optional auto-refresh.
 import { api, failure } from './api.js';
+import { budgetSummary } from './budgetSummary.js';
 import { age, badge, formatTime, h, short, table, time, waitsUntil } from './dom.js';
 import { show, viewSignal } from './view.js';
 
@@ -98,7 +99,7 @@ export async function jobsView(params) {
     }),
     `Auto-refresh every ${AUTO_REFRESH_MS / 1000} s`,
   );
-  show('Jobs', form, h('p', { class: 'toolbar' }, auto, ' ', refreshed), results);
+  show('Jobs', await budgetSummary(), form, h('p', { class: 'toolbar' }, auto, ' ', refreshed), results);
   await loadJobs(results, query());
   if (sessionStorage.getItem(AUTO_REFRESH) === '1' && !signal.aborted) setAuto(true);
 }
