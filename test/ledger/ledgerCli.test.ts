@@ -62,9 +62,9 @@ describe('ledger and inbox commands, through the HTTP API', { timeout: 120_000 }
 
   it("onejob ledger accounts lists only the token owner's accounts, by name, with their balances", async () => {
     const text = await run(['ledger', 'accounts']);
-    expect(text).toMatch(/^account +currency +balance +debits +credits$/m);
-    expect(text).toMatch(/^shop +USD +0 +250 +250$/m);
-    expect(text).toMatch(/^wallet +USD +0 +250 +250$/m);
+    expect(text).toMatch(/^account +currency +balance +debits +credits +held +available$/m);
+    expect(text).toMatch(/^shop +USD +0 +250 +250 +0 +0$/m);
+    expect(text).toMatch(/^wallet +USD +0 +250 +250 +0 +0$/m);
     const page = JSON.parse(await run(['ledger', 'accounts', '--as-of', beforeReversal, '--json']));
     expect(page.items).toEqual([
       expect.objectContaining({ account: 'shop', balance: 250 }),

@@ -85,4 +85,50 @@ describe('the ledger handle', () => {
       isOnejobError(e, 'transfer_not_found'),
     );
   });
+
+  it("a pending transfer and its post join the caller's transaction; the rollback leaves no hold and no transfer", async () => {
+    const ledger = lib.onejob.ledger;
+    const client = await lib.onejob.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { pendingTransfer } = await ledger.createPendingTransfer(
+        { ...transfer('auth-tx', 900), creditAccount: 'held-tips' },
+        { tx: client },
+      );
+      expect(pendingTransfer.status).toBe('pending');
+      expect(
+        await ledger.getBalance({ ownerId: 'shop', account: 'held-tips' }, { tx: client }),
+      ).toMatchObject({
+        balance: 0,
+        heldCredits: 900,
+      });
+      const { pendingTransfer: posted } = await ledger.postPendingTransfer(
+        { ownerId: 'shop', id: 'auth-tx', amount: 600 },
+        { tx: client },
+      );
+      expect(posted).toMatchObject({ status: 'posted', postedAmount: 600 });
+      expect((await ledger.getTransfer({ ownerId: 'shop', id: 'auth-tx' }, { tx: client })).amount).toBe(600);
+      await client.query('ROLLBACK');
+    } finally {
+      client.release();
+    }
+    await expect(ledger.getPendingTransfer({ ownerId: 'shop', id: 'auth-tx' })).rejects.toSatisfy((e) =>
+      isOnejobError(e, 'pending_transfer_not_found'),
+    );
+    await expect(ledger.getTransfer({ ownerId: 'shop', id: 'auth-tx' })).rejects.toSatisfy((e) =>
+      isOnejobError(e, 'transfer_not_found'),
+    );
+  });
+
+  it('a void through the handle releases the hold once; a post after it is pending_transfer_already_resolved', async () => {
+    const ledger = lib.onejob.ledger;
+    await ledger.createPendingTransfer(transfer('auth-void', 40));
+    expect(
+      (await ledger.voidPendingTransfer({ ownerId: 'shop', id: 'auth-void', reason: 'no' })).replayed,
+    ).toBe(false);
+    expect((await ledger.voidPendingTransfer({ ownerId: 'shop', id: 'auth-void' })).replayed).toBe(true);
+    await expect(ledger.postPendingTransfer({ ownerId: 'shop', id: 'auth-void' })).rejects.toSatisfy((e) =>
+      isOnejobError(e, 'pending_transfer_already_resolved'),
+    );
+  });
 });

@@ -19,6 +19,10 @@ const asOfOf = (opts: LedgerOptions) =>
       ? opts.asOf
       : parseTimeOrAgo(opts.asOf).toISOString();
 
+// Pending transfers not yet posted or voided: debits held out, credits held in.
+const held = (a: { heldDebits: number; heldCredits: number }) =>
+  a.heldDebits || a.heldCredits ? `-${a.heldDebits} +${a.heldCredits}` : '0';
+
 const accountPath = (account: string) => `/v1/ledger/accounts/${encodeURIComponent(account)}`;
 
 // Account names such as `usage:USD_MICROS` are not guessable: a 404 says where to find them.
@@ -60,8 +64,16 @@ export function ledgerCommand(program: Command) {
       if (page.items.length === 0) return printText(`No accounts as of ${page.asOf}.\n`);
       printText(
         `${formatTable(
-          ['account', 'currency', 'balance', 'debits', 'credits'],
-          page.items.map((a) => [a.account, a.currency, a.balance, a.debits, a.credits]),
+          ['account', 'currency', 'balance', 'debits', 'credits', 'held', 'available'],
+          page.items.map((a) => [
+            a.account,
+            a.currency,
+            a.balance,
+            a.debits,
+            a.credits,
+            held(a),
+            a.available,
+          ]),
         )}\n`,
       );
       printText(`as of ${page.asOf}\n`);
@@ -76,7 +88,7 @@ export function ledgerCommand(program: Command) {
       if (opts.json) return printJson(balance);
       printText(
         `${formatTable(
-          ['account', 'currency', 'balance', 'debits', 'credits', 'as of'],
+          ['account', 'currency', 'balance', 'debits', 'credits', 'held', 'available', 'as of'],
           [
             [
               balance.account,
@@ -84,6 +96,8 @@ export function ledgerCommand(program: Command) {
               balance.balance,
               balance.debits,
               balance.credits,
+              held(balance),
+              balance.available,
               balance.asOf,
             ],
           ],
