@@ -3,6 +3,7 @@
 // any number of processes claim side by side without ever taking the same row.
 import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
+import type { HoldOutcome } from '../budgets/takeHolds.js';
 import type { Queryable } from '../db/createPool.js';
 import { sqlParams } from '../db/sqlParams.js';
 import { type LiteralValue, withLiterals } from '../db/withLiterals.js';
@@ -18,6 +19,8 @@ export interface ClaimedAttempt {
   job: Pick<LockedJob, 'id' | 'operation' | 'input' | 'traceparent'>;
   /** Seconds between the job becoming claimable and this claim. */
   waitedSeconds: number;
+  /** The holds of the attempt's claim batch, taken together before their calls (holdClaimed.ts). */
+  holds?: Promise<Map<string, HoldOutcome>>;
 }
 
 const prefixed = (alias: string) =>

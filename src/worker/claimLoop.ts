@@ -1,6 +1,7 @@
 // The claim loop: fills the worker's free slots with attempts started through the API
 // and with queued jobs (every free slot in one statement), then sleeps for the poll
 // interval, or until the next waiting job comes due, unless woken.
+
 import { DatabaseOutage } from '../db/databaseOutage.js';
 import { providerRotation } from '../jobs/chooseProvider.js';
 import type { Operation } from '../operations/operationRegistry.js';
@@ -14,6 +15,7 @@ import {
   type OwnerTurns,
 } from './claimJobs.js';
 import type { Refill } from './completionBatcher.js';
+import { holdClaimed } from './holdClaimed.js';
 import type { AttemptRunner } from './runAttempt.js';
 import { untilNextDue } from './untilNextDue.js';
 import type { WorkerContext } from './workerContext.js';
@@ -112,6 +114,7 @@ export function startClaimLoop(ctx: WorkerContext, runner: AttemptRunner): Claim
       if (attempts.length < requested && !loop.turns.more) loop.dry = true;
       // Counted before the completing attempts free their slots: the loop never claims them twice.
       loop.busy += attempts.length;
+      holdClaimed(ctx, attempts);
       for (const claimed of attempts) {
         ctx.deps.metrics.claimLatency.observe(claimed.waitedSeconds);
         launch(claimed);
@@ -193,6 +196,7 @@ async function claimLoop(
         dryRound = batch.length < free;
         if (batch.length === 0) break;
         loop.busy += batch.length;
+        holdClaimed(ctx, batch);
         for (const claimed of batch) {
           metrics.claimLatency.observe(claimed.waitedSeconds);
           launch(claimed);

@@ -111,7 +111,7 @@ async function runAttempt(r: Runner, claimed: ClaimedAttempt): Promise<void> {
     // Attempts started through startAttempt (hedges, the API) took their hold as they
     // started; those the claim started take it now, before the call.
     if (claimedAttempt.state === 'running') {
-      const refused = await holdBeforeCall(r, attempt, operation, job);
+      const refused = await holdBeforeCall(r, attempt, operation, job, claimed.holds);
       if (refused) {
         settled(r.ctx, refused);
         return;
@@ -147,7 +147,25 @@ async function holdBeforeCall(
   attempt: AttemptRow,
   operation: Operation,
   job: ClaimedAttempt['job'],
+  batch?: ClaimedAttempt['holds'],
 ): Promise<AfterCommit | undefined> {
+  const taken = await batch?.then(
+    (outcomes) => outcomes.get(attempt.id),
+    () => undefined,
+  );
+  if (taken?.kind === 'none' || taken?.kind === 'held') return undefined;
+  if (taken?.kind === 'ended') {
+    const log = {
+      level: 'info' as const,
+      message: 'attempt ended before its call',
+      fields: { n: attempt.n },
+    };
+    return { jobId: attempt.job_id, log };
+  }
+  if (taken?.kind === 'refused') {
+    r.ctx.deps.metrics.budgetRefusals.inc();
+    return failEarly(r, attempt, 'budget_exhausted', taken.error.detail, { finalBy: 'budget_exhausted' });
+  }
   const price = await holdPrice(r.ctx.deps.config, operation, attempt.provider, job.input);
   if (!price) return undefined;
   const hold = { ...price, attemptId: attempt.id, jobId: job.id, provider: attempt.provider };

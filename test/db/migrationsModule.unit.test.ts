@@ -28,6 +28,7 @@ const RELEASED: Record<string, string> = {
   '0015_jobs_run_at': '62510b86754aebfffa26aa9ad7f6719083caab3975025dde8ee9a0913669acac',
   '0018_void_leaves_cost_to_poster': '44875d058cee2d59652df1ebacca8741d763e9ad85c33aaa4d5b43c0677f3297',
   '0019_provider_slot_holder_check': '1e39cd40271826fa78506da9cc53ace1215927f642909d72832131dfd385824f',
+  '0020_attempt_holds_in_batches': '48f04c2c9356dbc7fceef8dc7dc83911778d057a8c370d0e80e8128cec225cdf',
 };
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

@@ -1,7 +1,7 @@
 // The attempt engine as the library exposes it (onejob.attempts): the same operations
-import { holdPrice } from '../../budgets/holdPrice.js';
 // the HTTP routes call, so the HTTP layer holds no logic of its own.
 
+import { holdPrice } from '../../budgets/holdPrice.js';
 import { abandonAttempt } from '../../jobs/abandonAttempt.js';
 import { applyAfterCommit } from '../../jobs/afterCommit.js';
 import { attemptView } from '../../jobs/attemptRow.js';
