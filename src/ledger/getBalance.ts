@@ -2,7 +2,7 @@ import type { Balance } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { checkAccount, checkAsOf } from './checkTransferRequest.js';
-import { accountSums, HELD_AT_SQL, isoMicros } from './transferView.js';
+import { accountSums, heldAtSql, isoMicros } from './transferView.js';
 
 /** An account's balance at an instant: the sum of its entries (the wire contract's shape). */
 export type { Balance };
@@ -20,7 +20,7 @@ FROM at
 JOIN onejob.ledger_accounts a ON a.owner_id = $1 AND a.account = $2
 LEFT JOIN onejob.ledger_entries e
   ON e.owner_id = a.owner_id AND e.account = a.account AND e.recorded_at <= at.as_of
-${HELD_AT_SQL}
+${heldAtSql('$3')}
 GROUP BY a.account, a.currency, at.as_of, h.held_debits, h.held_credits`;
 
 /**

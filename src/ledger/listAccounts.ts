@@ -1,7 +1,7 @@
 import type { AccountBalance, AccountPage } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { checkAccount, checkAsOf } from './checkTransferRequest.js';
-import { accountSums, HELD_AT_SQL, isoMicros } from './transferView.js';
+import { accountSums, heldAtSql, isoMicros } from './transferView.js';
 
 export type { AccountBalance, AccountPage };
 
@@ -25,7 +25,7 @@ JOIN onejob.ledger_accounts a
   ON a.owner_id = $1 AND a.created_at <= at.as_of AND ($3::text IS NULL OR a.account > $3)
 LEFT JOIN onejob.ledger_entries e
   ON e.owner_id = a.owner_id AND e.account = a.account AND e.recorded_at <= at.as_of
-${HELD_AT_SQL}
+${heldAtSql('$2')}
 GROUP BY a.account, a.currency, at.as_of, h.held_debits, h.held_credits
 ORDER BY a.account
 LIMIT $4`;

@@ -62,18 +62,30 @@ export function toAmount(value: string | number): number {
 }
 
 /**
- * SQL: a LATERAL join giving `held_debits` and `held_credits` of the account `a.account`
- * at `at.as_of`: pending transfers recorded by then and not posted or voided by then. Read
- * from the holds and their resolutions, never a running total, so asOf is exact too.
+ * SQL: a LATERAL join giving `held_debits` and `held_credits` of the account `a.account`.
+ * Now (`asOfParam` null): the held totals the pending transfers' triggers keep per account
+ * (one row, whatever the number of holds). As of an instant: the pending transfers
+ * recorded by then and not posted or voided by then, read from the rows themselves.
  */
-export const HELD_AT_SQL = `LEFT JOIN LATERAL (
-  SELECT coalesce(sum(p.amount) FILTER (WHERE p.debit_account = a.account), 0)::text AS held_debits,
-         coalesce(sum(p.amount) FILTER (WHERE p.credit_account = a.account), 0)::text AS held_credits
-  FROM onejob.ledger_pending_transfers p
-  WHERE p.owner_id = a.owner_id AND (p.debit_account = a.account OR p.credit_account = a.account)
-    AND p.recorded_at <= at.as_of
-    AND NOT EXISTS (SELECT 1 FROM onejob.ledger_pending_resolutions r
-                    WHERE r.owner_id = p.owner_id AND r.pending_id = p.id AND r.recorded_at <= at.as_of)
+export const heldAtSql = (asOfParam: string) => `LEFT JOIN LATERAL (
+  SELECT CASE WHEN ${asOfParam}::timestamptz IS NULL THEN
+           (SELECT coalesce(max(t.pending_debits), 0) FROM onejob.ledger_account_totals t
+            WHERE t.owner_id = a.owner_id AND t.account = a.account)
+         ELSE
+           (SELECT coalesce(sum(p.amount), 0) FROM onejob.ledger_pending_transfers p
+            WHERE p.owner_id = a.owner_id AND p.debit_account = a.account AND p.recorded_at <= at.as_of
+              AND NOT EXISTS (SELECT 1 FROM onejob.ledger_pending_resolutions r
+                              WHERE r.owner_id = p.owner_id AND r.pending_id = p.id AND r.recorded_at <= at.as_of))
+         END::text AS held_debits,
+         CASE WHEN ${asOfParam}::timestamptz IS NULL THEN
+           (SELECT coalesce(max(t.pending_credits), 0) FROM onejob.ledger_account_totals t
+            WHERE t.owner_id = a.owner_id AND t.account = a.account)
+         ELSE
+           (SELECT coalesce(sum(p.amount), 0) FROM onejob.ledger_pending_transfers p
+            WHERE p.owner_id = a.owner_id AND p.credit_account = a.account AND p.recorded_at <= at.as_of
+              AND NOT EXISTS (SELECT 1 FROM onejob.ledger_pending_resolutions r
+                              WHERE r.owner_id = p.owner_id AND r.pending_id = p.id AND r.recorded_at <= at.as_of))
+         END::text AS held_credits
 ) h ON true`;
 
 /** The sums of one account row: posted, held and what is available (see the Balance schema). */
