@@ -304,6 +304,21 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
       );
     };
 
+    // The worker's drain of a filled queue (claimComplete.ts), priced or not.
+    const drainOf =
+      (databaseUrl: string, priced = false) =>
+      () =>
+        claimComplete({
+          databaseUrl,
+          workDir,
+          logLevel: o.logLevel,
+          server: o.server,
+          workerConcurrency: o.workerConcurrency,
+          queueJobs: o.queueJobs,
+          priced,
+          ...timing,
+        });
+
     // The same drain twice: after ANALYZE, and on tables that have no statistics at all
     // (a worker started on a freshly filled queue keeps the plans it makes then).
     for (const [id, statistics, title] of [
@@ -320,17 +335,7 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
       const db = await freshDatabase(id === 'd' ? 'worker' : 'worker_cold');
       await queueJobs(db.url, o.queueJobs, 'q-', statistics);
       await checkpoint(db.url);
-      await scenario(id, title, o.workerConcurrency, () =>
-        claimComplete({
-          databaseUrl: db.url,
-          workDir,
-          logLevel: o.logLevel,
-          server: o.server,
-          workerConcurrency: o.workerConcurrency,
-          queueJobs: o.queueJobs,
-          ...timing,
-        }),
-      );
+      await scenario(id, title, o.workerConcurrency, drainOf(db.url));
     }
 
     await graphileDrain();
@@ -352,18 +357,7 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
       await queueJobs(db.url, o.queueJobs, 'q-', 'analyse');
       if (budget) await setBenchBudget(db.url);
       await checkpoint(db.url);
-      await scenario(id, title, o.workerConcurrency, () =>
-        claimComplete({
-          databaseUrl: db.url,
-          workDir,
-          logLevel: o.logLevel,
-          server: o.server,
-          workerConcurrency: o.workerConcurrency,
-          queueJobs: o.queueJobs,
-          priced: true,
-          ...timing,
-        }),
-      );
+      await scenario(id, title, o.workerConcurrency, drainOf(db.url, true));
     }
 
     // The same drain with the queue spread over 100 owners in turn (the claim serves them
@@ -380,17 +374,7 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
           const db = await freshDatabase('owners');
           await queueJobs(db.url, o.queueJobs, 'q-', 'analyse', 100);
           await checkpoint(db.url);
-          await scenario('d-owners', ownersTitle, o.workerConcurrency, () =>
-            claimComplete({
-              databaseUrl: db.url,
-              workDir,
-              logLevel: o.logLevel,
-              server: o.server,
-              workerConcurrency: o.workerConcurrency,
-              queueJobs: o.queueJobs,
-              ...timing,
-            }),
-          );
+          await scenario('d-owners', ownersTitle, o.workerConcurrency, drainOf(db.url));
         }
         if (wanted('fair')) {
           const db = await freshDatabase('fair');

@@ -2,32 +2,29 @@
 // provider's, named after the attempt, so the trigger that records the attempt's outcome
 // finds it and posts what the call cost or voids it (migrations/0013_budgets_and_holds.sql).
 import type { Queryable } from '../db/createPool.js';
-import { BUDGET_EXHAUSTED, sqlState } from '../db/sqlstate.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { attemptCostAccounts, attemptCostTransferId } from '../ledger/postAttemptCost.js';
 import type { HoldPrice } from './holdPrice.js';
 
-const ACCOUNTS_SQL = `
-INSERT INTO onejob.ledger_accounts (owner_id, account, currency)
-VALUES ($1, $2, $4), ($1, $3, $4)
-ON CONFLICT DO NOTHING`;
-
-const HOLD_SQL = `
-INSERT INTO onejob.ledger_pending_transfers (owner_id, id, debit_account, credit_account, amount, currency, reference)
-VALUES ($1, $2, $3, $4, $5, $6, $7)`;
-
-// Only an attempt that has not ended: one abandoned or outraced meanwhile is not called.
-// The row lock keeps it from ending until the hold commits with it.
-const ATTEMPT_SQL = `
-SELECT owner_id FROM onejob.attempts WHERE id = $1 AND state IN ('starting', 'running')
-FOR NO KEY UPDATE`;
-
-const MARK_SQL = 'UPDATE onejob.attempts SET hold_micros = $2 WHERE id = $1';
+// One statement takes the holds of any number of attempts (migration 0020): an attempt
+// that has ended is left out of its answer, a hold that does not fit is answered
+// `refused` and leaves nothing. A single hold is a batch of one.
+export const TAKE_HOLDS_SQL = 'SELECT attempt_id, outcome, detail FROM onejob.take_attempt_holds($1::jsonb)';
 
 export interface AttemptHold extends HoldPrice {
   attemptId: string;
   jobId: string;
   provider: string;
+}
+
+/** An attempt's hold as take_attempt_holds reads it. */
+export function holdRow(hold: AttemptHold): Record<string, unknown> {
+  return {
+    attempt_id: hold.attemptId,
+    job_id: hold.jobId,
+    provider: hold.provider,
+    amount: hold.amountMicros,
+    currency: hold.currency,
+  };
 }
 
 /** The attempt ended before its hold was taken: it is not called. */
@@ -40,29 +37,16 @@ export class AttemptEnded extends Error {
 /**
  * Takes an attempt's hold inside the caller's transaction, before its call. Throws
  * `budget_exhausted` (402) when the hold does not fit the owner's budget, with what the
- * budget had left in `details`; nothing is written then (the caller rolls back).
+ * budget had left in `details`, and AttemptEnded when the attempt ended meanwhile;
+ * nothing is written then.
  */
 export async function holdForAttempt(tx: Queryable, hold: AttemptHold): Promise<void> {
-  const { rows } = await tx.query<{ owner_id: string }>(ATTEMPT_SQL, [hold.attemptId]);
-  const ownerId = rows[0]?.owner_id;
-  if (ownerId === undefined) throw new AttemptEnded(hold.attemptId);
-  const accounts = attemptCostAccounts(hold.provider, hold.currency);
-  await tx.query(ACCOUNTS_SQL, [ownerId, accounts.debitAccount, accounts.creditAccount, accounts.currency]);
-  try {
-    await tx.query(HOLD_SQL, [
-      ownerId,
-      attemptCostTransferId(hold.attemptId),
-      accounts.debitAccount,
-      accounts.creditAccount,
-      hold.amountMicros,
-      accounts.currency,
-      `job:${hold.jobId}`,
-    ]);
-  } catch (error) {
-    if (sqlState(error) === BUDGET_EXHAUSTED) throw budgetExhausted(error);
-    throw error;
-  }
-  await tx.query(MARK_SQL, [hold.attemptId, hold.amountMicros]);
+  const { rows } = await tx.query<{ outcome: 'held' | 'refused'; detail: string | null }>(TAKE_HOLDS_SQL, [
+    JSON.stringify([holdRow(hold)]),
+  ]);
+  const taken = rows[0];
+  if (!taken) throw new AttemptEnded(hold.attemptId);
+  if (taken.outcome === 'refused') throw budgetExhausted({ detail: taken.detail });
 }
 
 /** The problem a refused hold answers with, carrying the budget's figures from the trigger. */

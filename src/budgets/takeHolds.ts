@@ -3,7 +3,7 @@
 import type { OnejobConfig } from '../config/types.js';
 import type { Queryable } from '../db/createPool.js';
 import type { Operation } from '../operations/operationRegistry.js';
-import { budgetExhausted } from './holdForAttempt.js';
+import { type AttemptHold, budgetExhausted, holdRow, TAKE_HOLDS_SQL } from './holdForAttempt.js';
 import { holdPrice } from './holdPrice.js';
 
 export interface HoldRequest {
@@ -23,8 +23,6 @@ export type HoldOutcome =
   | { kind: 'none' | 'held' | 'ended' }
   | { kind: 'refused'; error: ReturnType<typeof budgetExhausted> };
 
-const TAKE_SQL = 'SELECT attempt_id, outcome, detail FROM onejob.take_attempt_holds($1::jsonb)';
-
 /** Takes the holds of `attempts` in one transaction; an attempt absent from the answer ended. */
 export async function takeHolds(
   db: Queryable,
@@ -32,23 +30,16 @@ export async function takeHolds(
   attempts: readonly HoldRequest[],
 ): Promise<Map<string, HoldOutcome>> {
   const outcomes = new Map<string, HoldOutcome>();
-  const holds: Record<string, unknown>[] = [];
+  const holds: AttemptHold[] = [];
   for (const a of attempts) {
     const price = await holdPrice(config, a.operation, a.provider, a.input);
     if (!price) outcomes.set(a.attemptId, { kind: 'none' });
-    else
-      holds.push({
-        attempt_id: a.attemptId,
-        job_id: a.jobId,
-        provider: a.provider,
-        amount: price.amountMicros,
-        currency: price.currency,
-      });
+    else holds.push({ ...price, attemptId: a.attemptId, jobId: a.jobId, provider: a.provider });
   }
   if (holds.length === 0) return outcomes;
   const { rows } = await db.query<{ attempt_id: string; outcome: 'held' | 'refused'; detail: string | null }>(
-    TAKE_SQL,
-    [JSON.stringify(holds)],
+    TAKE_HOLDS_SQL,
+    [JSON.stringify(holds.map(holdRow))],
   );
   for (const r of rows)
     outcomes.set(
@@ -57,7 +48,6 @@ export async function takeHolds(
         ? { kind: 'held' }
         : { kind: 'refused', error: budgetExhausted({ detail: r.detail }) },
     );
-  for (const h of holds)
-    if (!outcomes.has(h.attempt_id as string)) outcomes.set(h.attempt_id as string, { kind: 'ended' });
+  for (const h of holds) if (!outcomes.has(h.attemptId)) outcomes.set(h.attemptId, { kind: 'ended' });
   return outcomes;
 }

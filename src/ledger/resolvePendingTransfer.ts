@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/createPool.js';
-import { CHECK_VIOLATION, sqlState, UNIQUE_VIOLATION } from '../db/sqlstate.js';
+import { CHECK_VIOLATION, POST_EXCEEDS_HOLD, sqlState, UNIQUE_VIOLATION } from '../db/sqlstate.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { checkTransferId } from './checkTransferRequest.js';
 import { amountOutOfRange } from './createTransfer.js';
@@ -34,9 +34,6 @@ export interface ResolvePendingTransferResult {
   pendingTransfer: PendingTransferView;
   replayed: boolean;
 }
-
-/** Raised by onejob.ledger_resolution_before_insert(): the post asks for more than is held. */
-const POST_EXCEEDS_HOLD = 'OJ011';
 
 // The resolution row is the whole write: its triggers release the hold and, for a post,
 // record the transfer (migrations/0013_budgets_and_holds.sql). Its primary key decides
