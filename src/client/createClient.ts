@@ -2,15 +2,18 @@
 import { createTransport, type RetryMode, type TokenSource, type Transport } from './createTransport.js';
 import { type RetryOptions, resolveRetry, sleep } from './retryPolicy.js';
 import {
+  type AbandonAttemptBody,
   type Attempt,
   type Budget,
   type BudgetList,
+  type CreateJobBody,
   type Job,
   type JobPage,
   type ListJobsQuery,
   type ProviderList,
   SETTLED_STATES,
   type SetBudgetBody,
+  type StartAttemptBody,
   type VerificationReport,
 } from './types.js';
 
@@ -187,7 +190,7 @@ function jobsApi(request: Transport, timeoutMs: number): OnejobClient['jobs'] {
     }
     const headers: Record<string, string> = { 'idempotency-key': o.idempotencyKey };
     if (o.traceparent) headers.traceparent = o.traceparent;
-    const body: Record<string, unknown> = { operation, input };
+    const body: CreateJobBody = { operation, input };
     if (o.runAt !== undefined) body.runAt = runAtOf(o.runAt);
     const r = await request<Job<I, R>>('POST', '/v1/jobs', {
       body,
@@ -240,8 +243,13 @@ function jobsApi(request: Transport, timeoutMs: number): OnejobClient['jobs'] {
       }
     },
     retry: (id, o = {}) =>
-      act<Attempt>(`/v1/jobs/${enc(id)}/attempts`, o.provider ? { provider: o.provider } : {}, o),
-    abandon: (id, n, reason, o = {}) => act<Job>(`/v1/jobs/${enc(id)}/attempts/${n}/abandon`, { reason }, o),
+      act<Attempt>(
+        `/v1/jobs/${enc(id)}/attempts`,
+        (o.provider ? { provider: o.provider } : {}) satisfies StartAttemptBody,
+        o,
+      ),
+    abandon: (id, n, reason, o = {}) =>
+      act<Job>(`/v1/jobs/${enc(id)}/attempts/${n}/abandon`, { reason } satisfies AbandonAttemptBody, o),
     cancel: (id, o = {}) => act<Job>(`/v1/jobs/${enc(id)}/cancel`, {}, o),
   };
 }

@@ -6,6 +6,7 @@ import type { JobState } from '../contract/index.js';
 import { SETTLED_JOB_STATES } from '../vocabulary/jobStates.js';
 
 export type {
+  AbandonAttemptBody,
   AccountBalance,
   AccountPage,
   Attempt,
@@ -15,6 +16,7 @@ export type {
   Budget,
   BudgetList,
   CheckResult,
+  CreateJobBody,
   DeadLetter,
   DeadLetterPage,
   Entry,
@@ -28,6 +30,7 @@ export type {
   JobEvent,
   JobPage,
   JobState,
+  ListJobsQuery,
   PendingTransfer,
   Problem,
   ProviderList,
@@ -36,6 +39,7 @@ export type {
   PublisherBacklog,
   Replayed,
   SetBudgetBody,
+  StartAttemptBody,
   Transfer,
   VerificationReport,
   VerificationStatus,
@@ -50,15 +54,3 @@ export type {
  * ```
  */
 export const SETTLED_STATES: readonly JobState[] = SETTLED_JOB_STATES;
-
-/** Filters and paging of `jobs.list` and `jobs.iterate`. */
-export interface ListJobsQuery {
-  state?: JobState;
-  operation?: string;
-  idempotencyKey?: string;
-  /** true: only queued jobs whose runAt is still ahead (waiting for their time). */
-  waiting?: boolean;
-  /** 1 to 200, default 50. */
-  limit?: number;
-  cursor?: string | null;
-}

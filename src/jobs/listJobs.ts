@@ -1,25 +1,17 @@
+import type { ListJobsQuery as JobsListQuery } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { attemptsJson, JOB_COLUMNS, type JobRow, type JobState, type JobView, jobView } from './jobView.js';
+import { attemptsJson, JOB_COLUMNS, type JobRow, type JobView, jobView } from './jobView.js';
 
-/** Filters and paging of `jobs.list`. */
-export interface ListJobsQuery {
-  state?: JobState;
-  /** 1 to 200, default 50. */
-  limit?: number;
-  cursor?: string | null;
-  /** Exact idempotency key, for finding the job of one intent. */
-  idempotencyKey?: string;
-  operation?: string;
-  /** Only queued jobs whose runAt is still ahead: the jobs waiting for their time. */
-  waiting?: boolean;
+/** Filters and paging of `jobs.list`: the query of `GET /v1/jobs` (src/contract), and a byte cap. */
+export type ListJobsQuery = JobsListQuery & {
   /**
    * Stop the page before the job that would take it past this many bytes of JSON (input,
    * result and errors; at least one job is always returned), counted by PostgreSQL so that
    * jobs past the cap are never read; `nextCursor` then continues after the last job returned.
    */
   maxBytes?: number;
-}
+};
 
 /** A page of `jobs.list`; pass `nextCursor` back as `cursor` for the next one. */
 export interface JobPage {

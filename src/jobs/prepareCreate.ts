@@ -1,23 +1,23 @@
 import { v7 as uuidv7 } from 'uuid';
+import type { CreateJobBody } from '../contract/index.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { cloudEvent } from '../events/cloudEvent.js';
 import type { OperationRegistry } from '../operations/operationRegistry.js';
 import { checkRunAt } from './checkRunAt.js';
 import { fingerprint } from './fingerprint.js';
 
-/** A job to create: the owner, the idempotency key of the intent, the operation and its input. */
-export interface CreateJobRequest {
+/**
+ * A job to create: the body of `POST /v1/jobs` (src/contract) with the owner, the
+ * idempotency key of the intent and the trace it belongs to. `runAt` may also be a Date:
+ * not started before that instant; a past one runs now. It is part of the request: the
+ * same key with another runAt is a 409.
+ */
+export type CreateJobRequest = Omit<CreateJobBody, 'runAt'> & {
   ownerId: string;
   idempotencyKey: string;
-  operation: string;
-  input: Record<string, unknown>;
-  /**
-   * Not started before this instant (an RFC 3339 string with a time zone, or a Date);
-   * a past one runs now. Part of the request: the same key with another runAt is a 409.
-   */
   runAt?: Date | string | null | undefined;
   traceparent?: string | null;
-}
+};
 
 /** Throws the problem a request deserves before anything is written. */
 export function checkCreateRequest(operations: OperationRegistry, req: CreateJobRequest): void {

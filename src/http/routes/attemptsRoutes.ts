@@ -1,12 +1,17 @@
 import type { FastifyInstance } from 'fastify';
+import {
+  abandonAttemptBodySchema,
+  attemptParamsSchema,
+  idParamsSchema,
+  startAttemptBodySchema,
+} from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { ownerOf } from '../requestContext.js';
-import { answerRef, problemResponse } from '../schemas.js';
+import { answerRef, problemResponse, typed } from '../schemas.js';
 
-const jobId = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
-
-export async function attemptsRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
-  app.post<{ Params: { id: string }; Body: { provider?: string } | undefined }>(
+export async function attemptsRoutes(server: FastifyInstance, { onejob }: { onejob: Onejob }) {
+  const app = typed(server);
+  app.post(
     '/v1/jobs/:id/attempts',
     {
       schema: {
@@ -14,12 +19,8 @@ export async function attemptsRoutes(app: FastifyInstance, { onejob }: { onejob:
         description:
           'Refused while another attempt of an exclusive job is starting, running or unknown. The attempt is `starting` until a worker runs it.',
         tags: ['attempts'],
-        params: jobId,
-        body: {
-          type: ['object', 'null'],
-          additionalProperties: false,
-          properties: { provider: { type: 'string', minLength: 1, maxLength: 64 } },
-        },
+        params: idParamsSchema,
+        body: startAttemptBodySchema,
         response: {
           202: answerRef('The attempt, starting', 'Attempt'),
           404: problemResponse('No such job for this owner'),
@@ -41,7 +42,7 @@ export async function attemptsRoutes(app: FastifyInstance, { onejob }: { onejob:
     },
   );
 
-  app.post<{ Params: { id: string; n: number }; Body: { reason: string } }>(
+  app.post(
     '/v1/jobs/:id/attempts/:n/abandon',
     {
       schema: {
@@ -49,17 +50,8 @@ export async function attemptsRoutes(app: FastifyInstance, { onejob }: { onejob:
         description:
           'Bumps the job version so the attempt can never complete the job; its late result is discarded and recorded. The job then retries after a backoff, or fails if no attempts are left.',
         tags: ['attempts'],
-        params: {
-          type: 'object',
-          required: ['id', 'n'],
-          properties: { id: { type: 'string' }, n: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } },
-        },
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['reason'],
-          properties: { reason: { type: 'string', minLength: 1, maxLength: 1000 } },
-        },
+        params: attemptParamsSchema,
+        body: abandonAttemptBodySchema,
         response: {
           200: answerRef('The job after the abandon', 'Job'),
           404: problemResponse('No such job or attempt'),
@@ -71,7 +63,7 @@ export async function attemptsRoutes(app: FastifyInstance, { onejob }: { onejob:
       onejob.attempts.abandon(ownerOf(request), request.params.id, request.params.n, request.body.reason),
   );
 
-  app.post<{ Params: { id: string } }>(
+  app.post(
     '/v1/jobs/:id/cancel',
     {
       schema: {
@@ -79,7 +71,7 @@ export async function attemptsRoutes(app: FastifyInstance, { onejob }: { onejob:
         description:
           'Live attempts are fenced out; what an in-flight provider call already did is not undone.',
         tags: ['jobs'],
-        params: jobId,
+        params: idParamsSchema,
         response: {
           200: answerRef('The job, cancelled', 'Job'),
           404: problemResponse('No such job for this owner'),

@@ -1,21 +1,20 @@
 import type { FastifyInstance } from 'fastify';
-import { jobDeliveryListSchema, jobEventListSchema } from '../../contract/index.js';
+import { idParamsSchema, jobDeliveryListSchema, jobEventListSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { ownerOf } from '../requestContext.js';
-import { answer, problemResponse } from '../schemas.js';
-
-const jobParams = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
+import { answer, problemResponse, typed } from '../schemas.js';
 
 /** Read-only views of one job's history, for the dashboard and for operators. */
-export async function jobEventsRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
-  app.get<{ Params: { id: string } }>(
+export async function jobEventsRoutes(server: FastifyInstance, { onejob }: { onejob: Onejob }) {
+  const app = typed(server);
+  app.get(
     '/v1/jobs/:id/events',
     {
       schema: {
         summary:
           "A job's audit trail, oldest first (created, attempts, unknown outcomes, lost races, abandons)",
         tags: ['jobs'],
-        params: jobParams,
+        params: idParamsSchema,
         response: {
           200: answer('The events', jobEventListSchema),
           404: problemResponse('No such job for this owner'),
@@ -26,13 +25,13 @@ export async function jobEventsRoutes(app: FastifyInstance, { onejob }: { onejob
     async (request) => ({ items: await onejob.jobs.events(ownerOf(request), request.params.id) }),
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get(
     '/v1/jobs/:id/deliveries',
     {
       schema: {
         summary: "The job's outbox events and their delivery state per publisher",
         tags: ['jobs'],
-        params: jobParams,
+        params: idParamsSchema,
         response: {
           200: answer('The outbox events of the job, oldest first', jobDeliveryListSchema),
           404: problemResponse('No such job for this owner'),

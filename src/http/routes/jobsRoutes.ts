@@ -1,15 +1,21 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { jobPageSchema } from '../../contract/index.js';
+import {
+  createJobBodySchema,
+  createJobHeadersSchema,
+  idParamsSchema,
+  jobPageSchema,
+  listJobsQuerySchema,
+  readJobQuerySchema,
+} from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { OnejobError } from '../../errors/OnejobError.js';
 import { failpoint } from '../../failpoints/failpoints.js';
 import { parseIdempotencyKey } from '../../jobs/idempotencyKey.js';
-import { JOB_STATES, type JobState } from '../../vocabulary/jobStates.js';
 import { rateLimited } from '../authenticate.js';
 import type { TokenBuckets } from '../limits/TokenBuckets.js';
 import type { WaitSlots } from '../limits/WaitSlots.js';
 import { ownerOf, traceparentOf } from '../requestContext.js';
-import { answer, answerRef, problemResponse } from '../schemas.js';
+import { answer, answerRef, problemResponse, type TypedServer, typed } from '../schemas.js';
 
 const jobResponse = (description: string) => answerRef(description, 'Job');
 
@@ -38,43 +44,21 @@ function idempotencyKeyOf(request: FastifyRequest): string {
 }
 
 export async function jobsRoutes(app: FastifyInstance, options: JobsRoutesOptions) {
-  createJobRoute(app, options);
-  readJobRoute(app, options);
-  listJobsRoute(app, options);
+  createJobRoute(typed(app), options);
+  readJobRoute(typed(app), options);
+  listJobsRoute(typed(app), options);
 }
 
 /** POST /v1/jobs: the one job of a user intent. */
-function createJobRoute(app: FastifyInstance, { onejob, jobBuckets }: JobsRoutesOptions) {
-  app.post<{ Body: { operation: string; input: Record<string, unknown>; runAt?: string | null } }>(
+function createJobRoute(app: TypedServer, { onejob, jobBuckets }: JobsRoutesOptions) {
+  app.post(
     '/v1/jobs',
     {
       schema: {
         summary: 'Create the job for a user intent, or return the job its key already names',
         tags: ['jobs'],
-        headers: {
-          type: 'object',
-          properties: {
-            'idempotency-key': {
-              type: 'string',
-              description: '1 to 255 printable ASCII characters, one per user intent',
-            },
-          },
-        },
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['operation', 'input'],
-          properties: {
-            operation: { type: 'string', minLength: 1, maxLength: 200 },
-            input: { type: 'object', additionalProperties: true },
-            // Checked by the engine's instant parser, as every instant: a 400 names the field.
-            runAt: {
-              type: ['string', 'null'],
-              maxLength: 64,
-              description: 'RFC 3339 instant with a time zone: not started before it (a past one runs now)',
-            },
-          },
-        },
+        headers: createJobHeadersSchema,
+        body: createJobBodySchema,
         response: {
           202: jobResponse('The job (new, or replayed with Idempotent-Replayed: true)'),
           400: problemResponse(
@@ -119,19 +103,15 @@ function createJobRoute(app: FastifyInstance, { onejob, jobBuckets }: JobsRoutes
 }
 
 /** GET /v1/jobs/{id}, optionally held until the job settles. */
-function readJobRoute(app: FastifyInstance, { onejob, waitSlots }: JobsRoutesOptions) {
-  app.get<{ Params: { id: string }; Querystring: { waitMs?: number } }>(
+function readJobRoute(app: TypedServer, { onejob, waitSlots }: JobsRoutesOptions) {
+  app.get(
     '/v1/jobs/:id',
     {
       schema: {
         summary: 'Read a job; with waitMs, hold the request until it settles',
         tags: ['jobs'],
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: { waitMs: { type: 'integer', minimum: 0, maximum: 60_000 } },
-        },
+        params: idParamsSchema,
+        querystring: readJobQuerySchema,
         response: { 200: jobResponse('The job'), 404: problemResponse('No such job for this owner') },
       },
     },
@@ -151,37 +131,14 @@ function readJobRoute(app: FastifyInstance, { onejob, waitSlots }: JobsRoutesOpt
 }
 
 /** GET /v1/jobs: the owner's jobs, a page at a time. */
-function listJobsRoute(app: FastifyInstance, { onejob, listSlots, maxListBytes }: JobsRoutesOptions) {
-  app.get<{
-    Querystring: {
-      state?: JobState;
-      limit?: number;
-      cursor?: string;
-      idempotencyKey?: string;
-      operation?: string;
-      waiting?: boolean;
-    };
-  }>(
+function listJobsRoute(app: TypedServer, { onejob, listSlots, maxListBytes }: JobsRoutesOptions) {
+  app.get(
     '/v1/jobs',
     {
       schema: {
         summary: "List the owner's jobs, newest first",
         tags: ['jobs'],
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            state: { enum: JOB_STATES },
-            limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-            cursor: { type: 'string', maxLength: 200 },
-            idempotencyKey: { type: 'string', maxLength: 255 },
-            operation: { type: 'string', maxLength: 200 },
-            waiting: {
-              type: 'boolean',
-              description: 'true: only queued jobs whose runAt is still ahead (waiting for their time)',
-            },
-          },
-        },
+        querystring: listJobsQuerySchema,
         response: {
           200: answer('One page of jobs', jobPageSchema),
           429: problemResponse("The owner's concurrent job lists are at http.maxListsPerOwner"),
