@@ -9,6 +9,7 @@ export * from './healthSchemas.js';
 export * from './inboxSchemas.js';
 export * from './jobRequests.js';
 export * from './jobSchemas.js';
+export * from './ledgerRequests.js';
 export * from './ledgerSchemas.js';
 export * from './outboxSchemas.js';
 export * from './pathParams.js';

@@ -1,3 +1,4 @@
+import type { TransferBody } from '../contract/index.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { parseInstant } from '../time/parseInstant.js';
 
@@ -8,20 +9,20 @@ export const TRANSFER_ID_PATTERN = /^[A-Za-z0-9_.:@-]{1,255}$/;
 export const CURRENCY_PATTERN = /^[A-Z][A-Z0-9_]{1,15}$/;
 export const REFERENCE_MAX = 1000;
 
-/** A transfer to record: `amount` in minor units from `debitAccount` to `creditAccount`. */
-export interface TransferRequest {
+/** An instant as the library takes it: an ISO 8601 string with a time zone, a Date, or none. */
+export type InstantInput = Date | string | null | undefined;
+
+/**
+ * A transfer to record, as `POST /v1/ledger/transfers` is sent it (src/contract) for the
+ * owner: `amount` in minor units from `debitAccount` to `creditAccount`, under an `id` the
+ * client chose and keeps across its retries. `effectiveAt` (business time) defaults to the
+ * time the transfer is recorded.
+ */
+export type TransferRequest = Omit<TransferBody, 'pending' | 'reference' | 'effectiveAt'> & {
   ownerId: string;
-  /** Chosen by the client and stable across its retries: the transfer's idempotency key. */
-  id: string;
-  debitAccount: string;
-  creditAccount: string;
-  /** A positive integer in minor units of `currency`. */
-  amount: number;
-  currency: string;
   reference?: string | null | undefined;
-  /** Business time; defaults to the time the transfer is recorded. */
-  effectiveAt?: Date | string | null | undefined;
-}
+  effectiveAt?: InstantInput;
+};
 
 const invalid = (detail: string) => new OnejobError('request_invalid', detail);
 
@@ -48,7 +49,7 @@ function storableDate(value: Date): boolean {
 }
 
 /** An optional instant (ISO string with a time zone, or Date), or null. */
-export function checkInstant(value: Date | string | null | undefined, field: string): Date | null {
+export function checkInstant(value: InstantInput, field: string): Date | null {
   if (value === undefined || value === null) return null;
   const date =
     value instanceof Date
@@ -70,7 +71,7 @@ export function checkInstant(value: Date | string | null | undefined, field: str
  * An asOf instant for PostgreSQL, or null for "now". Strings are passed through as text so
  * their microseconds survive (recordedAt values have them); Dates have milliseconds only.
  */
-export function checkAsOf(value: Date | string | null | undefined): string | null {
+export function checkAsOf(value: InstantInput): string | null {
   if (value === undefined || value === null) return null;
   if (value instanceof Date) {
     if (!storableDate(value)) throw invalid('asOf is not a valid date between years 0001 and 9999');
@@ -85,16 +86,11 @@ export function checkAsOf(value: Date | string | null | undefined): string | nul
   return value;
 }
 
-export interface CheckedTransfer {
-  ownerId: string;
-  id: string;
-  debitAccount: string;
-  creditAccount: string;
-  amount: number;
-  currency: string;
+/** A transfer request checked and normalised: what the ledger writes. */
+export type CheckedTransfer = Omit<TransferRequest, 'reference' | 'effectiveAt'> & {
   reference: string | null;
   effectiveAt: Date | null;
-}
+};
 
 /** Throws request_invalid naming the first bad field; returns the request normalised. */
 export function checkTransferRequest(req: TransferRequest): CheckedTransfer {

@@ -1,16 +1,18 @@
-import type { AccountBalance, AccountPage } from '../contract/index.js';
+import type { AccountBalance, AccountPage, AccountsQuery } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
-import { checkAccount, checkAsOf } from './checkTransferRequest.js';
+import { checkAccount, checkAsOf, type InstantInput } from './checkTransferRequest.js';
 import { accountSums, heldAtSql, isoMicros } from './transferView.js';
 
 export type { AccountBalance, AccountPage };
 
-export interface ListAccountsQuery {
-  asOf?: Date | string | null | undefined;
-  /** Accounts whose name sorts after this one (the previous page's `nextAfter`). */
+/**
+ * The query of `GET /v1/ledger/accounts` (src/contract): `asOf`, accounts whose name sorts
+ * after `after` (the previous page's `nextAfter`) and `limit`; `asOf` may also be a Date.
+ */
+export type ListAccountsQuery = Omit<AccountsQuery, 'asOf' | 'after'> & {
+  asOf?: InstantInput;
   after?: string | null | undefined;
-  limit?: number | undefined;
-}
+};
 
 // Same sums as getBalance, one row per account of the owner, in name order on the primary
 // key. An account opened after asOf did not exist then, so it is left out.

@@ -1,19 +1,18 @@
-import type { Entry, EntryPage } from '../contract/index.js';
+import type { EntriesQuery, Entry, EntryPage } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { checkAccount, checkAsOf, TRANSFER_ID_PATTERN } from './checkTransferRequest.js';
+import { checkAccount, checkAsOf, type InstantInput, TRANSFER_ID_PATTERN } from './checkTransferRequest.js';
 import { isoMicros, toAmount } from './transferView.js';
 
 /** One ledger entry (one side of a transfer, on one account) and a page of them: the wire contract's shapes. */
 export type EntryView = Entry;
 export type { EntryPage };
 
-/** The instant and paging of `listEntries`. */
-export interface ListEntriesQuery {
-  asOf?: Date | string | null | undefined;
-  limit?: number | undefined;
+/** The instant and paging of `listEntries`: the query of its route (src/contract); `asOf` may also be a Date. */
+export type ListEntriesQuery = Omit<EntriesQuery, 'asOf' | 'cursor'> & {
+  asOf?: InstantInput;
   cursor?: string | null | undefined;
-}
+};
 
 const ACCOUNT_SQL = `
 SELECT currency, ${isoMicros('coalesce($3::timestamptz, clock_timestamp())')} AS as_of

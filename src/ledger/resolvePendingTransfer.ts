@@ -1,3 +1,4 @@
+import type { PostPendingTransferBody, VoidPendingTransferBody } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { CHECK_VIOLATION, POST_EXCEEDS_HOLD, sqlState, UNIQUE_VIOLATION } from '../db/sqlstate.js';
 import { OnejobError } from '../errors/OnejobError.js';
@@ -12,22 +13,22 @@ import {
 import { refuseReservedTransferId } from './reservedNames.js';
 import { REASON_MAX } from './reverseTransfer.js';
 
-/** Post a pending transfer: move `amount` (default: all it holds) and release the rest. */
-export interface PostPendingTransferRequest {
-  ownerId: string;
-  /** The pending transfer's id; the posted transfer gets the same id. */
-  id: string;
-  /** At most the amount held; default the whole hold. */
-  amount?: number | null | undefined;
-  reason?: string | null | undefined;
-}
+/** A request body's fields as the library takes them: each may also be null (left out). */
+type OrNull<T> = { [K in keyof T]?: T[K] | null | undefined };
 
-/** Void a pending transfer: release all it holds. */
-export interface VoidPendingTransferRequest {
-  ownerId: string;
-  id: string;
-  reason?: string | null | undefined;
-}
+/**
+ * Post a pending transfer (`id`; the posted transfer gets the same id): move `amount`
+ * (default: all it holds) and release the rest. The body of
+ * `POST /v1/ledger/transfers/{id}/post` (src/contract), for the owner.
+ */
+export type PostPendingTransferRequest = { ownerId: string; id: string } & OrNull<
+  NonNullable<PostPendingTransferBody>
+>;
+
+/** Void a pending transfer: release all it holds (`POST /v1/ledger/transfers/{id}/void`). */
+export type VoidPendingTransferRequest = { ownerId: string; id: string } & OrNull<
+  NonNullable<VoidPendingTransferBody>
+>;
 
 /** The pending transfer as resolved, and whether this request found it already resolved so. */
 export interface ResolvePendingTransferResult {

@@ -1,21 +1,22 @@
+import type { ReverseTransferBody } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { sqlState, UNIQUE_VIOLATION } from '../db/sqlstate.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { checkInstant, checkTransferId } from './checkTransferRequest.js';
+import { checkInstant, checkTransferId, type InstantInput } from './checkTransferRequest.js';
 import { amountOutOfRange, differentFields } from './createTransfer.js';
 import { refuseReservedTransferId } from './reservedNames.js';
 import { TRANSFER_COLUMNS, type TransferRow, type TransferView, transferView } from './transferView.js';
 
-/** The transfer to reverse, the id of its reversal, and why. */
-export interface ReverseTransferRequest {
+/**
+ * The transfer to reverse (`transferId`), and what `POST /v1/ledger/transfers/{id}/reverse`
+ * is sent (src/contract): the id of the compensating transfer, chosen by the client like
+ * any transfer id, and why.
+ */
+export type ReverseTransferRequest = Omit<ReverseTransferBody, 'effectiveAt'> & {
   ownerId: string;
-  /** The transfer to compensate. */
   transferId: string;
-  /** The id of the compensating transfer, chosen by the client like any transfer id. */
-  id: string;
-  reason: string;
-  effectiveAt?: Date | string | null | undefined;
-}
+  effectiveAt?: InstantInput;
+};
 
 /** The reversal, and whether it already existed. */
 export interface ReverseTransferResult {

@@ -1,7 +1,8 @@
 // onejob.ledger: the append-only ledger, every call able to join your transaction. Every
 // method takes one request object naming its owner, and `{ tx }` as its second argument.
+import type { AccountParams, IdParams } from '../../contract/index.js';
 import type { Queryable } from '../../db/createPool.js';
-import type { TransferRequest } from '../../ledger/checkTransferRequest.js';
+import type { InstantInput, TransferRequest } from '../../ledger/checkTransferRequest.js';
 import {
   type CreatePendingTransferResult,
   createPendingTransfer,
@@ -30,19 +31,11 @@ import {
 import type { TransferView } from '../../ledger/transferView.js';
 import type { TxOption } from '../engineDeps.js';
 
-/** One owner's transfer, by the id the client chose. */
-export interface GetTransferRequest {
-  ownerId: string;
-  id: string;
-}
+/** One owner's transfer, by the id the client chose (the path of its route). */
+export type GetTransferRequest = { ownerId: string } & IdParams;
 
-/** One owner's account, optionally as recorded at or before `asOf`. */
-export interface AccountRequest {
-  ownerId: string;
-  account: string;
-  /** Only transfers recorded at or before this instant count (default now). */
-  asOf?: Date | string | null | undefined;
-}
+/** One owner's account, optionally as recorded at or before `asOf` (default now). */
+export type AccountRequest = { ownerId: string; asOf?: InstantInput } & AccountParams;
 
 /** `onejob.ledger`: the append-only double-entry ledger (see docs/ledger.md). */
 export interface LedgerHandle {

@@ -1,80 +1,44 @@
 import type { FastifyInstance } from 'fastify';
 import {
+  accountParamsSchema,
+  balanceQuerySchema,
   balanceSchema,
+  createTransferBodySchema,
+  entriesQuerySchema,
   entryPageSchema,
+  idParamsSchema,
   pendingTransferSchema,
+  postPendingTransferBodySchema,
+  reverseTransferBodySchema,
   transferSchema,
+  voidPendingTransferBodySchema,
 } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { ownerOf } from '../requestContext.js';
-import { answer, problemResponse } from '../schemas.js';
+import { answer, problemResponse, type TypedServer, typed } from '../schemas.js';
 
 const transferResponse = (description: string) => answer(description, transferSchema);
 const pendingResponse = (description: string) => answer(description, pendingTransferSchema);
 // A transfer, or a pending transfer when the request said `"pending": true`.
 const transferOrPendingResponse = (description: string) => ({
   description,
-  anyOf: [transferSchema, pendingTransferSchema],
+  anyOf: [transferSchema, pendingTransferSchema] as const,
 });
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
-const accountParams = {
-  type: 'object',
-  required: ['account'],
-  properties: { account: { type: 'string' } },
-} as const;
-const asOfProperty = {
-  type: 'string',
-  description: 'ISO 8601 instant; only transfers recorded at or before it count',
-} as const;
-
-interface TransferBody {
-  id: string;
-  debitAccount: string;
-  creditAccount: string;
-  amount: number;
-  currency: string;
-  reference?: string;
-  effectiveAt?: string;
-  pending?: boolean;
-}
 
 export async function ledgerRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
-  transferRoutes(app, onejob);
-  accountRoutes(app, onejob);
+  transferRoutes(typed(app), onejob);
+  accountRoutes(typed(app), onejob);
 }
 
 /** Recording, reversing and reading transfers. */
-function transferRoutes(app: FastifyInstance, onejob: Onejob) {
-  app.post<{ Body: TransferBody }>(
+function transferRoutes(app: TypedServer, onejob: Onejob) {
+  app.post(
     '/v1/ledger/transfers',
     {
       schema: {
         summary: 'Record a transfer; the client-chosen id makes retries safe',
         tags: ['ledger'],
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['id', 'debitAccount', 'creditAccount', 'amount', 'currency'],
-          properties: {
-            id: { type: 'string', description: 'Client-chosen, stable across retries' },
-            debitAccount: { type: 'string', description: 'Money leaves this account; created on first use' },
-            creditAccount: { type: 'string', description: 'Money enters this account; created on first use' },
-            amount: {
-              type: 'integer',
-              minimum: 1,
-              maximum: Number.MAX_SAFE_INTEGER,
-              description: 'Minor units',
-            },
-            currency: { type: 'string' },
-            reference: { type: 'string' },
-            effectiveAt: { type: 'string', description: 'Business time (ISO 8601); not with pending' },
-            pending: {
-              type: 'boolean',
-              description:
-                'Hold the amount without moving it (a PendingTransfer); post or void it later. Default false',
-            },
-          },
-        },
+        body: createTransferBodySchema,
         response: {
           200: transferOrPendingResponse(
             'The existing transfer (or pending transfer) with the same id and fields (Idempotent-Replayed: true)',
@@ -105,23 +69,14 @@ function transferRoutes(app: FastifyInstance, onejob: Onejob) {
     },
   );
 
-  app.post<{ Params: { id: string }; Body: { id: string; reason: string; effectiveAt?: string } }>(
+  app.post(
     '/v1/ledger/transfers/:id/reverse',
     {
       schema: {
         summary: 'Reverse a transfer with a new, mirrored transfer linked to it (at most once)',
         tags: ['ledger'],
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['id', 'reason'],
-          properties: {
-            id: { type: 'string', description: 'Id of the compensating transfer' },
-            reason: { type: 'string', description: 'What changed' },
-            effectiveAt: { type: 'string' },
-          },
-        },
+        params: idParamsSchema,
+        body: reverseTransferBodySchema,
         response: {
           200: transferResponse('The same reversal, replayed (Idempotent-Replayed: true)'),
           201: transferResponse('The compensating transfer'),
@@ -143,13 +98,13 @@ function transferRoutes(app: FastifyInstance, onejob: Onejob) {
 
   pendingTransferRoutes(app, onejob);
 
-  app.get<{ Params: { id: string } }>(
+  app.get(
     '/v1/ledger/transfers/:id',
     {
       schema: {
         summary: 'Read a transfer',
         tags: ['ledger'],
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+        params: idParamsSchema,
         response: { 200: transferResponse('The transfer'), 404: problemResponse('No such transfer') },
       },
     },
@@ -158,7 +113,7 @@ function transferRoutes(app: FastifyInstance, onejob: Onejob) {
 }
 
 /** Posting and voiding a pending transfer (two-phase transfers, docs/ledger.md), and reading it. */
-function pendingTransferRoutes(app: FastifyInstance, onejob: Onejob) {
+function pendingTransferRoutes(app: TypedServer, onejob: Onejob) {
   const resolved = {
     200: pendingResponse('The same resolution, replayed (Idempotent-Replayed: true)'),
     201: pendingResponse('The pending transfer, now resolved'),
@@ -168,26 +123,14 @@ function pendingTransferRoutes(app: FastifyInstance, onejob: Onejob) {
       'Already resolved otherwise (pending_transfer_already_resolved), or the id names a transfer that was never pending (transfer_not_pending)',
     ),
   };
-  app.post<{ Params: { id: string }; Body: { amount?: number; reason?: string } | undefined }>(
+  app.post(
     '/v1/ledger/transfers/:id/post',
     {
       schema: {
         summary: 'Post a pending transfer once: move at most the held amount (default all), release the rest',
         tags: ['ledger'],
-        params: idParams,
-        body: {
-          type: ['object', 'null'],
-          additionalProperties: false,
-          properties: {
-            amount: {
-              type: 'integer',
-              minimum: 1,
-              maximum: Number.MAX_SAFE_INTEGER,
-              description: 'Minor units, at most the amount held; default the whole hold',
-            },
-            reason: { type: 'string' },
-          },
-        },
+        params: idParamsSchema,
+        body: postPendingTransferBodySchema,
         response: {
           ...resolved,
           422: problemResponse('More than the pending transfer holds (pending_amount_exceeds_hold)'),
@@ -205,18 +148,14 @@ function pendingTransferRoutes(app: FastifyInstance, onejob: Onejob) {
     },
   );
 
-  app.post<{ Params: { id: string }; Body: { reason?: string } | undefined }>(
+  app.post(
     '/v1/ledger/transfers/:id/void',
     {
       schema: {
         summary: 'Void a pending transfer once: release all it holds',
         tags: ['ledger'],
-        params: idParams,
-        body: {
-          type: ['object', 'null'],
-          additionalProperties: false,
-          properties: { reason: { type: 'string', description: 'Why it was released' } },
-        },
+        params: idParamsSchema,
+        body: voidPendingTransferBodySchema,
         response: resolved,
       },
     },
@@ -231,13 +170,13 @@ function pendingTransferRoutes(app: FastifyInstance, onejob: Onejob) {
     },
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get(
     '/v1/ledger/transfers/:id/pending',
     {
       schema: {
         summary: 'Read a pending transfer and how it was resolved',
         tags: ['ledger'],
-        params: idParams,
+        params: idParamsSchema,
         response: {
           200: pendingResponse('The pending transfer'),
           404: problemResponse('No such pending transfer'),
@@ -249,15 +188,15 @@ function pendingTransferRoutes(app: FastifyInstance, onejob: Onejob) {
 }
 
 /** Balances and entries of an account, as of a moment. */
-function accountRoutes(app: FastifyInstance, onejob: Onejob) {
-  app.get<{ Params: { account: string }; Querystring: { asOf?: string } }>(
+function accountRoutes(app: TypedServer, onejob: Onejob) {
+  app.get(
     '/v1/ledger/accounts/:account',
     {
       schema: {
         summary: 'Balance of an account as recorded at or before asOf (default now)',
         tags: ['ledger'],
-        params: accountParams,
-        querystring: { type: 'object', additionalProperties: false, properties: { asOf: asOfProperty } },
+        params: accountParamsSchema,
+        querystring: balanceQuerySchema,
         response: {
           200: answer('The balance', balanceSchema),
           404: problemResponse('No such account'),
@@ -272,23 +211,15 @@ function accountRoutes(app: FastifyInstance, onejob: Onejob) {
       }),
   );
 
-  app.get<{ Params: { account: string }; Querystring: { asOf?: string; limit?: number; cursor?: string } }>(
+  app.get(
     '/v1/ledger/accounts/:account/entries',
     {
       schema: {
         summary:
           'Entries of an account recorded at or before asOf, oldest first; reversals and originals both',
         tags: ['ledger'],
-        params: accountParams,
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            asOf: asOfProperty,
-            limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
-            cursor: { type: 'string', maxLength: 200 },
-          },
-        },
+        params: accountParamsSchema,
+        querystring: entriesQuerySchema,
         response: {
           200: answer('One page of entries', entryPageSchema),
           404: problemResponse('No such account'),
