@@ -59,7 +59,7 @@ export { isOnejobError, OnejobError } from './errors/OnejobError.js';
 export type { CloudEvent } from './events/cloudEvent.js';
 export { acceptDelivery, type DeliveryAnswer, inboxJobKey } from './inbox/acceptDelivery.js';
 export { type InboxSource, inboxSources } from './inbox/inboxSources.js';
-export { type InboxEventView, listInboxEvents } from './inbox/listInboxEvents.js';
+export { type InboxEventsFilter, type InboxEventView, listInboxEvents } from './inbox/listInboxEvents.js';
 export { type RawDelivery, receiveWebhook } from './inbox/receiveWebhook.js';
 export {
   type EventIdSource,

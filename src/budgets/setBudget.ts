@@ -1,10 +1,10 @@
+import type { BudgetParams, SetBudgetBody } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { withTransaction } from '../db/withTransaction.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import {
   BUDGET_PERIODS,
   BUDGET_SELECT,
-  type BudgetPeriod,
   type BudgetRow,
   type BudgetView,
   budgetView,
@@ -12,14 +12,12 @@ import {
   checkBudgetOwner,
 } from './budgetView.js';
 
-/** An owner's budget in one currency: at most `limitMicros` spent and held per `period`. */
-export interface SetBudgetRequest {
-  ownerId: string;
-  /** Three capital letters: the engine's holds in this currency debit `usage:<CURRENCY>_MICROS`. */
-  currency: string;
-  limitMicros: number;
-  period: BudgetPeriod;
-}
+/**
+ * An owner's budget in one currency: at most `limitMicros` spent and held per `period`.
+ * The path and body of `PUT /v1/budgets/{ownerId}/{currency}` (src/contract); the engine's
+ * holds in `currency` (three capital letters) debit `usage:<CURRENCY>_MICROS`.
+ */
+export type SetBudgetRequest = BudgetParams & SetBudgetBody;
 
 const UPSERT_SQL = `
 INSERT INTO onejob.budgets (owner_id, currency, limit_micros, period, updated_at)

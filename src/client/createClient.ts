@@ -15,6 +15,7 @@ import {
   type SetBudgetBody,
   type StartAttemptBody,
   type VerificationReport,
+  type VerifyProviderBody,
 } from './types.js';
 
 /** Options of `createClient`. */
@@ -261,7 +262,7 @@ function providersApi(request: Transport, timeoutMs: number): OnejobClient['prov
     verify: async (name, operation, o = {}) =>
       (
         await request<VerificationReport>('POST', `/v1/providers/${enc(name)}/verify`, {
-          body: { operation },
+          body: { operation } satisfies VerifyProviderBody,
           signal: o.signal,
           retryMode: 'unprocessed',
           // Verification calls the provider with every contract fixture: give it time.

@@ -43,6 +43,7 @@ export type {
   Transfer,
   VerificationReport,
   VerificationStatus,
+  VerifyProviderBody,
 } from '../contract/index.js';
 
 /**

@@ -44,31 +44,7 @@ export const budgetListSchema = {
   additionalProperties: false,
 } as const;
 
-/** The body of `PUT /v1/budgets/{ownerId}/{currency}`. */
-export const setBudgetBodySchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['limitMicros', 'period'],
-  properties: {
-    limitMicros: {
-      type: 'integer',
-      minimum: 0,
-      maximum: Number.MAX_SAFE_INTEGER,
-      description: 'Millionths of the currency unit; 0 refuses every priced call',
-    },
-    period: { enum: ['total', 'day', 'month'], description: 'UTC periods; total never resets' },
-  },
-} as const;
-
-export const budgetParamsSchema = {
-  type: 'object',
-  required: ['ownerId', 'currency'],
-  properties: { ownerId: { type: 'string' }, currency: { type: 'string' } },
-} as const;
-
 /** An owner's budget in one currency and its current period. */
 export type Budget = FromSchema<typeof budgetSchema>;
 /** The calling owner's budgets. */
 export type BudgetList = FromSchema<typeof budgetListSchema>;
-/** What a budget is set to. */
-export type SetBudgetBody = FromSchema<typeof setBudgetBodySchema>;

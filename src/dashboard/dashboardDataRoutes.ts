@@ -1,31 +1,23 @@
 import type { FastifyInstance } from 'fastify';
-import { dashboardInboxSchema, dashboardOutboxSchema } from '../contract/index.js';
+import { dashboardInboxSchema, dashboardOutboxSchema, dashboardQuerySchema } from '../contract/index.js';
 import type { Onejob } from '../createOnejob.js';
 import { ownerOf } from '../http/requestContext.js';
-import { answer } from '../http/schemas.js';
-
-const limitQuery = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    limit: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
-    source: { type: 'string', maxLength: 200 },
-  },
-} as const;
+import { answer, typed } from '../http/schemas.js';
 
 /**
  * Summaries the dashboard shows beside the jobs: the outbox backlog and dead letters of
  * the owner's jobs, and the owner's inbox events with their redelivery counts. Owner-scoped
  * reads of the same handles the operator endpoints use.
  */
-export async function dashboardDataRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
-  app.get<{ Querystring: { limit: number } }>(
+export async function dashboardDataRoutes(server: FastifyInstance, { onejob }: { onejob: Onejob }) {
+  const app = typed(server);
+  app.get(
     '/v1/dashboard/outbox',
     {
       schema: {
         summary: "Outbox backlog per publisher and the latest dead letters, for the owner's jobs",
         tags: ['dashboard'],
-        querystring: limitQuery,
+        querystring: dashboardQuerySchema,
         response: { 200: answer("The owner's outbox summary", dashboardOutboxSchema) },
       },
     },
@@ -51,13 +43,13 @@ export async function dashboardDataRoutes(app: FastifyInstance, { onejob }: { on
     },
   );
 
-  app.get<{ Querystring: { limit: number; source?: string } }>(
+  app.get(
     '/v1/dashboard/inbox',
     {
       schema: {
         summary: "The owner's inbox events, newest first, with how often each was delivered",
         tags: ['dashboard'],
-        querystring: limitQuery,
+        querystring: dashboardQuerySchema,
         response: { 200: answer("The owner's inbox events", dashboardInboxSchema) },
       },
     },

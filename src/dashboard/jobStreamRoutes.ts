@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
+import { idParamsSchema } from '../contract/index.js';
 import type { Onejob } from '../createOnejob.js';
 import { rateLimited } from '../http/authenticate.js';
 import type { WaitSlots } from '../http/limits/WaitSlots.js';
 import { ownerOf } from '../http/requestContext.js';
+import { typed } from '../http/schemas.js';
 import { type JobView, TERMINAL_JOB_STATES } from '../jobs/jobView.js';
 
 /** How long one stream lives; the page reconnects, so no connection is held forever. */
@@ -38,14 +40,14 @@ export async function jobStreamRoutes(app: FastifyInstance, { onejob, waitSlots 
     for (const c of open) c.abort();
   });
 
-  app.get<{ Params: { id: string } }>(
+  typed(app).get(
     '/v1/dashboard/jobs/:id/stream',
     {
       schema: {
         summary:
           'Server-sent events: the job now and at each change, until it succeeds, fails or is cancelled',
         tags: ['dashboard'],
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+        params: idParamsSchema,
       },
     },
     async (request, reply) => {

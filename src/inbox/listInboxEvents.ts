@@ -1,8 +1,14 @@
-import type { InboxEvent } from '../contract/index.js';
+import type { InboxEvent, InboxEventsQuery } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 
 /** One recorded inbox event as the wire contract shapes it, with the owner it belongs to. */
 export type InboxEventView = InboxEvent & { ownerId: string };
+
+/** The query of `GET /v1/inbox-events` (src/contract; a null source: every source), and an owner. */
+export type InboxEventsFilter = Omit<InboxEventsQuery, 'source'> & {
+  source?: string | null;
+  ownerId?: string | undefined;
+};
 
 const LIST_SQL = `
 SELECT source, event_id, owner_id, job_id, response_status, deliveries, differing_payloads, first_received_at, last_received_at
@@ -21,7 +27,7 @@ LIMIT $2`;
  */
 export async function listInboxEvents(
   db: Queryable,
-  query: { source?: string | null; limit?: number; ownerId?: string | undefined } = {},
+  query: InboxEventsFilter = {},
 ): Promise<InboxEventView[]> {
   const { rows } = await db.query(LIST_SQL, [query.source ?? null, query.limit ?? 50, query.ownerId ?? null]);
   return rows.map((r) => ({

@@ -1,4 +1,4 @@
-import type { DeadLetter, DeadLetterPage } from '../contract/index.js';
+import type { DeadLetter, DeadLetterPage, DeadLettersQuery } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import type { CloudEvent } from '../events/cloudEvent.js';
@@ -58,13 +58,11 @@ function decodeCursor(cursor: string): [string, string, string] {
 }
 
 /** Filters and paging of `listDeadLetters`. */
-export interface DeadLetterQuery {
-  publisher?: string | undefined;
+/** The query of `GET /v1/outbox/dead-letters` (src/contract), and for the dashboard an owner. */
+export type DeadLetterQuery = DeadLettersQuery & {
   /** Only dead letters of events about this owner's jobs. */
   ownerId?: string | undefined;
-  limit?: number | undefined;
-  cursor?: string | undefined;
-}
+};
 
 /**
  * Dead letters, newest first, one page at a time.

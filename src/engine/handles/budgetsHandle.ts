@@ -4,6 +4,7 @@
 import type { BudgetView } from '../../budgets/budgetView.js';
 import { getBudget, listBudgets } from '../../budgets/getBudget.js';
 import { type SetBudgetRequest, setBudget } from '../../budgets/setBudget.js';
+import type { BudgetParams } from '../../contract/index.js';
 import type { Queryable } from '../../db/createPool.js';
 import type { TxOption } from '../engineDeps.js';
 
@@ -12,7 +13,7 @@ export interface BudgetsHandle {
   /** Sets or changes an owner's budget in a currency; it takes effect at once. */
   set(req: SetBudgetRequest, options?: TxOption): Promise<BudgetView>;
   /** One owner's budget in one currency, with its current period's usage; `budget_not_found` otherwise. */
-  get(req: { ownerId: string; currency: string }, options?: TxOption): Promise<BudgetView>;
+  get(req: BudgetParams, options?: TxOption): Promise<BudgetView>;
   /** Every budget of an owner; `items` is empty when it is not limited. */
   list(req: { ownerId: string }, options?: TxOption): Promise<{ items: BudgetView[] }>;
 }

@@ -5,7 +5,7 @@ import { OnejobError } from '../../errors/OnejobError.js';
 import type { DeliveryAnswer, DeliveryBatcher } from '../../inbox/acceptDelivery.js';
 import { createDeliveryBatcher, type DeliveryBatcherOptions } from '../../inbox/createDeliveryBatcher.js';
 import { type InboxSource, inboxSources } from '../../inbox/inboxSources.js';
-import { type InboxEventView, listInboxEvents } from '../../inbox/listInboxEvents.js';
+import { type InboxEventsFilter, type InboxEventView, listInboxEvents } from '../../inbox/listInboxEvents.js';
 import { type RawDelivery, receiveWebhook } from '../../inbox/receiveWebhook.js';
 import type { InboxDeps } from '../engineDeps.js';
 
@@ -28,11 +28,7 @@ export interface InboxHandle {
    */
   receive(source: string, delivery: RawDelivery): Promise<DeliveryAnswer & { eventId: string }>;
   /** Recorded events newest first, optionally of one source or one owner, with how often each was delivered. */
-  list(query?: {
-    source?: string | null;
-    limit?: number;
-    ownerId?: string | undefined;
-  }): Promise<InboxEventView[]>;
+  list(query?: InboxEventsFilter): Promise<InboxEventView[]>;
 }
 
 /** Acceptance's dependencies, the config and env the sources are built from, and the group commit's options. */

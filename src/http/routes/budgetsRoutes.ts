@@ -3,19 +3,17 @@ import {
   budgetListSchema,
   budgetParamsSchema,
   budgetSchema,
-  type SetBudgetBody,
   setBudgetBodySchema,
 } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { ownerOf } from '../requestContext.js';
-import { answer, problemResponse } from '../schemas.js';
-
-type BudgetParams = { ownerId: string; currency: string };
+import { answer, problemResponse, typed } from '../schemas.js';
 
 /** Budgets (contract section 8): operators set and read any owner's; an owner reads its own. */
-export async function budgetsRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
+export async function budgetsRoutes(server: FastifyInstance, { onejob }: { onejob: Onejob }) {
+  const app = typed(server);
   // Operator endpoints: `config: { admin: true }` makes the auth hook demand ONEJOB_ADMIN_TOKEN.
-  app.put<{ Params: BudgetParams; Body: SetBudgetBody }>(
+  app.put(
     '/v1/budgets/:ownerId/:currency',
     {
       config: { admin: true },
@@ -34,7 +32,7 @@ export async function budgetsRoutes(app: FastifyInstance, { onejob }: { onejob: 
     async (request) => onejob.budgets.set({ ...request.params, ...request.body }),
   );
 
-  app.get<{ Params: BudgetParams }>(
+  app.get(
     '/v1/budgets/:ownerId/:currency',
     {
       config: { admin: true },

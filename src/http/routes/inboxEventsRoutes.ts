@@ -1,28 +1,21 @@
 import type { FastifyInstance } from 'fastify';
-import { inboxEventListSchema } from '../../contract/index.js';
+import { inboxEventListSchema, inboxEventsQuerySchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { ownerOf } from '../requestContext.js';
-import { answer, problemResponse } from '../schemas.js';
+import { answer, problemResponse, typed } from '../schemas.js';
 
 /**
  * GET /v1/inbox-events: the signed webhooks recorded for the token's owner, newest first.
  * Not under /v1/inbox/, whose routes are public (authenticated by the sender's signature).
  */
-export async function inboxEventsRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
-  app.get<{ Querystring: { source?: string; limit: number } }>(
+export async function inboxEventsRoutes(server: FastifyInstance, { onejob }: { onejob: Onejob }) {
+  typed(server).get(
     '/v1/inbox-events',
     {
       schema: {
         summary: "The owner's recorded webhook events, newest first, with how often each was delivered",
         tags: ['inbox'],
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            source: { type: 'string', maxLength: 200 },
-            limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
-          },
-        },
+        querystring: inboxEventsQuerySchema,
         response: {
           200: answer('One row per event, however often it was delivered', inboxEventListSchema),
           401: problemResponse('Missing or invalid token'),

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { inboxAnswerSchema } from '../../contract/index.js';
+import { type InboxSourceParams, inboxAnswerSchema, inboxSourceParamsSchema } from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
 import { failpoint } from '../../failpoints/failpoints.js';
 import { traceparentOf } from '../requestContext.js';
@@ -17,7 +17,8 @@ export async function inboxRoutes(app: FastifyInstance, { onejob }: { onejob: On
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  app.post<{ Params: { source: string }; Body: Buffer | undefined }>(
+  // The body is the bytes as sent (the parser above), not JSON a schema could type.
+  app.post<{ Params: InboxSourceParams; Body: Buffer | undefined }>(
     '/v1/inbox/:source',
     {
       // Authenticated by the sender's signature, not a bearer token.
@@ -26,7 +27,7 @@ export async function inboxRoutes(app: FastifyInstance, { onejob }: { onejob: On
         summary: "Receive a signed webhook; the sender's event id makes every redelivery answer the same",
         tags: ['inbox'],
         security: [],
-        params: { type: 'object', required: ['source'], properties: { source: { type: 'string' } } },
+        params: inboxSourceParamsSchema,
         response: {
           202: answer(
             'The job the event created; on a redelivery the same body with Idempotent-Replayed: true',

@@ -1,13 +1,21 @@
 import type { FastifyInstance } from 'fastify';
-import { backlogSchema, deadLetterPageSchema, replayedSchema } from '../../contract/index.js';
+import {
+  backlogSchema,
+  deadLetterPageSchema,
+  deadLetterParamsSchema,
+  deadLettersQuerySchema,
+  replayBodySchema,
+  replayedSchema,
+} from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
-import { answer, problemResponse } from '../schemas.js';
+import { answer, problemResponse, typed } from '../schemas.js';
 
 // Operator endpoints: `config: { admin: true }` makes the auth hook demand ONEJOB_ADMIN_TOKEN.
 
 const forbidden = problemResponse('No admin token, or not the admin token (admin_token_required)');
 
-export async function outboxRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
+export async function outboxRoutes(server: FastifyInstance, { onejob }: { onejob: Onejob }) {
+  const app = typed(server);
   app.get(
     '/v1/outbox/backlog',
     {
@@ -24,22 +32,14 @@ export async function outboxRoutes(app: FastifyInstance, { onejob }: { onejob: O
     async () => ({ publishers: await onejob.outbox.backlog() }),
   );
 
-  app.get<{ Querystring: { publisher?: string; limit?: number; cursor?: string } }>(
+  app.get(
     '/v1/outbox/dead-letters',
     {
       config: { admin: true },
       schema: {
         summary: 'Events a publisher gave up on after maxDeliveries refused tries, newest first',
         tags: ['outbox'],
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            publisher: { type: 'string', maxLength: 64 },
-            limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
-            cursor: { type: 'string', maxLength: 500 },
-          },
-        },
+        querystring: deadLettersQuerySchema,
         response: {
           200: answer('One page of dead letters', deadLetterPageSchema),
           403: forbidden,
@@ -49,7 +49,7 @@ export async function outboxRoutes(app: FastifyInstance, { onejob }: { onejob: O
     async (request) => onejob.outbox.deadLetters.list(request.query),
   );
 
-  app.post<{ Params: { id: string }; Body: { publisher?: string } | undefined }>(
+  app.post(
     '/v1/outbox/dead-letters/:id/replay',
     {
       config: { admin: true },
@@ -58,16 +58,8 @@ export async function outboxRoutes(app: FastifyInstance, { onejob }: { onejob: O
         description:
           'Without `publisher`, the event is replayed to every publisher it is dead for. Consumers recognise the id if an earlier copy did arrive.',
         tags: ['outbox'],
-        params: {
-          type: 'object',
-          required: ['id'],
-          properties: { id: { type: 'string', description: 'Event id' } },
-        },
-        body: {
-          type: ['object', 'null'],
-          additionalProperties: false,
-          properties: { publisher: { type: 'string', maxLength: 64 } },
-        },
+        params: deadLetterParamsSchema,
+        body: replayBodySchema,
         response: {
           200: answer('The deliveries now pending again', replayedSchema),
           403: forbidden,

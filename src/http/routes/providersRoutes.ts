@@ -1,9 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import { providerListSchema, verificationReportSchema } from '../../contract/index.js';
+import {
+  providerListSchema,
+  providerParamsSchema,
+  verificationReportSchema,
+  verifyProviderBodySchema,
+} from '../../contract/index.js';
 import type { Onejob } from '../../createOnejob.js';
-import { answer, problemResponse } from '../schemas.js';
+import { answer, problemResponse, typed } from '../schemas.js';
 
-export async function providersRoutes(app: FastifyInstance, { onejob }: { onejob: Onejob }) {
+export async function providersRoutes(server: FastifyInstance, { onejob }: { onejob: Onejob }) {
+  const app = typed(server);
   app.get(
     '/v1/providers',
     {
@@ -19,7 +25,7 @@ export async function providersRoutes(app: FastifyInstance, { onejob }: { onejob
     async () => ({ items: await onejob.providers.list() }),
   );
 
-  app.post<{ Params: { name: string }; Body: { operation: string } }>(
+  app.post(
     '/v1/providers/:name/verify',
     {
       // Verification calls the provider (and costs money): operators only.
@@ -28,17 +34,8 @@ export async function providersRoutes(app: FastifyInstance, { onejob }: { onejob
         summary: "Verify that a provider honours an operation's contract (admin token)",
         tags: ['providers'],
         security: [{ bearer: [] }],
-        params: {
-          type: 'object',
-          required: ['name'],
-          properties: { name: { type: 'string', maxLength: 64 } },
-        },
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['operation'],
-          properties: { operation: { type: 'string', minLength: 1, maxLength: 64 } },
-        },
+        params: providerParamsSchema,
+        body: verifyProviderBodySchema,
         response: {
           200: answer('The verification report', verificationReportSchema),
           403: problemResponse('The admin token is missing or wrong (admin_token_required)'),
