@@ -2,15 +2,15 @@
 // both directions, so the answer a client gets and the answer a provider gave agree.
 import type { FinishReason } from './chatRequest.js';
 
-export interface FinishReasons {
+export interface FinishReasons<W extends string = string> {
   /** The vendor's name for a completion's finish reason. */
-  toWire(reason: FinishReason): string;
+  toWire(reason: FinishReason): W;
   /** The neutral reason a provider's answer names; an unknown or absent one is `stop`. */
   fromWire(reason: string | null | undefined): FinishReason;
 }
 
 /** Where two neutral reasons share a vendor name, the first listed is what it reads back as. */
-export function finishReasons(names: Record<FinishReason, string>): FinishReasons {
+export function finishReasons<W extends string>(names: Record<FinishReason, W>): FinishReasons<W> {
   const reasons = Object.keys(names) as FinishReason[];
   return {
     toWire: (reason) => names[reason],

@@ -73,9 +73,9 @@ export interface UpstreamWire {
     request: ChatRequest,
     model: string,
     options: { temperature: number | undefined; defaultMaxTokens: number },
-  ): Record<string, unknown>;
+  ): object;
   /** What the body adds when the answer is to be streamed. */
-  streamFields: Record<string, unknown>;
+  streamFields: object;
   /** The completion a whole answer's body holds, or why it holds none. */
   completion(
     body: Record<string, unknown>,

@@ -3,10 +3,22 @@
 import type { ChatCompletion } from '../chatRequest.js';
 import type { StreamParts, WireAnswer, WireCall, WireError } from '../wire.js';
 import { ANTHROPIC_FINISH } from './anthropicFinish.js';
+import type {
+  AnthropicError,
+  AnthropicErrorBody,
+  AnthropicMessage,
+  AnthropicStreamEvent,
+  AnthropicUsage,
+} from './anthropicTypes.js';
 
 const idOf = (call: WireCall) => `msg_${call.jobId.replace(/-/g, '')}`;
 
-function completionBody(call: WireCall, c: ChatCompletion): unknown {
+const usageOf = (c: ChatCompletion): AnthropicUsage => ({
+  input_tokens: c.usage.inputTokens,
+  output_tokens: c.usage.outputTokens,
+});
+
+function completionBody(call: WireCall, c: ChatCompletion): AnthropicMessage {
   return {
     id: idOf(call),
     type: 'message',
@@ -15,12 +27,12 @@ function completionBody(call: WireCall, c: ChatCompletion): unknown {
     content: [{ type: 'text', text: c.text }],
     stop_reason: ANTHROPIC_FINISH.toWire(c.finishReason),
     stop_sequence: c.stopSequence ?? null,
-    usage: { input_tokens: c.usage.inputTokens, output_tokens: c.usage.outputTokens },
+    usage: usageOf(c),
   };
 }
 
-const event = (type: string, data: Record<string, unknown>) =>
-  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+/** One event, named on its `event:` line and again in its data's `type`. */
+const event = (data: AnthropicStreamEvent) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /**
  * The usage is known once the completion is: `message_start` says 0 tokens, and
@@ -28,7 +40,8 @@ const event = (type: string, data: Record<string, unknown>) =>
  */
 const stream: StreamParts = {
   head: (call) => [
-    event('message_start', {
+    event({
+      type: 'message_start',
       message: {
         id: idOf(call),
         type: 'message',
@@ -40,21 +53,23 @@ const stream: StreamParts = {
         usage: { input_tokens: 0, output_tokens: 0 },
       },
     }),
-    event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
   ],
-  piece: (_call, text) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }),
+  piece: (_call, text) =>
+    event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }),
   tail: (_call, c) => [
-    event('content_block_stop', { index: 0 }),
-    event('message_delta', {
+    event({ type: 'content_block_stop', index: 0 }),
+    event({
+      type: 'message_delta',
       delta: { stop_reason: ANTHROPIC_FINISH.toWire(c.finishReason), stop_sequence: c.stopSequence ?? null },
-      usage: { input_tokens: c.usage.inputTokens, output_tokens: c.usage.outputTokens },
+      usage: usageOf(c),
     }),
-    event('message_stop', {}),
+    event({ type: 'message_stop' }),
   ],
   error: (e) => `event: error\ndata: ${JSON.stringify(errorBody(e))}\n\n`,
 };
 
-function errorType(status: number): string {
+function errorType(status: number): AnthropicError['type'] {
   if (status === 401) return 'authentication_error';
   if (status === 403) return 'permission_error';
   if (status === 404) return 'not_found_error';
@@ -65,8 +80,8 @@ function errorType(status: number): string {
   return 'invalid_request_error';
 }
 
-function errorBody(e: WireError): unknown {
+function errorBody(e: WireError): AnthropicErrorBody {
   return { type: 'error', error: { type: errorType(e.status), message: e.message, code: e.code } };
 }
 
-export const anthropicAnswer: WireAnswer = { completionBody, stream, errorBody };
+export const anthropicAnswer = { completionBody, stream, errorBody } satisfies WireAnswer;

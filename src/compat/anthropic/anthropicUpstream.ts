@@ -4,12 +4,13 @@ import type { ChatCompletion, ChatRequest } from '../chatRequest.js';
 import { parseEventData } from '../readSse.js';
 import type { UpstreamWire } from '../wire.js';
 import { ANTHROPIC_FINISH } from './anthropicFinish.js';
+import type { AnthropicEventReply, AnthropicReply, AnthropicUpstreamRequest } from './anthropicTypes.js';
 
 function upstreamBody(
   request: ChatRequest,
   model: string,
   { temperature, defaultMaxTokens }: { temperature: number | undefined; defaultMaxTokens: number },
-): Record<string, unknown> {
+): AnthropicUpstreamRequest {
   return {
     model,
     // Anthropic requires a limit; an OpenAI client that set none gets the provider's configured one.
@@ -22,19 +23,12 @@ function upstreamBody(
   };
 }
 
-interface WireMessage {
-  content?: { type?: string; text?: string }[];
-  stop_reason?: string | null;
-  stop_sequence?: string | null;
-  usage?: { input_tokens?: number; output_tokens?: number };
-}
-
 function completion(
   body: Record<string, unknown>,
   provider: string,
   model: string,
 ): ChatCompletion | { invalid: string } {
-  const wire = body as WireMessage;
+  const wire = body as AnthropicReply;
   const texts = (wire.content ?? []).filter((b) => b.type === 'text' && typeof b.text === 'string');
   if (texts.length === 0) return { invalid: 'its content holds no text block' };
   const finishReason = ANTHROPIC_FINISH.fromWire(wire.stop_reason ?? 'end_turn');
@@ -53,7 +47,7 @@ function completion(
 
 /** message_start ... message_stop: the text deltas, then the stop reason and the usage. */
 const streamEvent: UpstreamWire['streamEvent'] = (event, answer) => {
-  const data = parseEventData(event.data);
+  const data = parseEventData(event.data) as AnthropicEventReply | undefined;
   if (!data) return undefined;
   const type = event.event ?? data.type;
   if (type === 'error') {
@@ -73,11 +67,13 @@ const streamEvent: UpstreamWire['streamEvent'] = (event, answer) => {
   return undefined;
 };
 
-export const anthropicUpstream: UpstreamWire = {
+const streamFields: Pick<AnthropicUpstreamRequest, 'stream'> = { stream: true };
+
+export const anthropicUpstream = {
   cannotCarry: (request) =>
     request.responseFormat ? 'takes no response_format; nothing was sent' : undefined,
   upstreamBody,
-  streamFields: { stream: true },
+  streamFields,
   completion,
   streamEvent,
-};
+} satisfies UpstreamWire;

@@ -10,9 +10,9 @@ import {
   refuseUnknown,
   textContent,
 } from '../requestProblems.js';
+import type { AnthropicChatRequest } from './anthropicTypes.js';
 
-// `metadata` labels the call (a user id for abuse reports); it changes no token of its answer.
-const KNOWN = new Set([
+const CARRIED: readonly (keyof AnthropicChatRequest)[] = [
   'model',
   'messages',
   'system',
@@ -21,8 +21,9 @@ const KNOWN = new Set([
   'top_p',
   'stop_sequences',
   'stream',
-  'metadata',
-]);
+];
+// `metadata` labels the call (a user id for abuse reports); it changes no token of its answer.
+const KNOWN = new Set<string>([...CARRIED, 'metadata']);
 const MESSAGE_KEYS = new Set(['role', 'content']);
 
 /** Text blocks may carry `cache_control`: a pricing hint, not part of the text. */
@@ -57,7 +58,7 @@ function stopOf(value: unknown): string[] | undefined {
   return value.length ? (value as string[]) : undefined;
 }
 
-/** Throws `request_invalid` (400) naming the first parameter onejob cannot carry. */
+/** Reads an `AnthropicChatRequest`; throws `request_invalid` (400) naming the first parameter onejob cannot carry. */
 export function normalizeAnthropicRequest(body: unknown): ParsedCall {
   if (!isObject(body)) throw invalid('body', 'must be a JSON object');
   refuseUnknown(body, KNOWN);

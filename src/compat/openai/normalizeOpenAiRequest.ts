@@ -11,10 +11,11 @@ import {
   textContent,
   unsupported,
 } from '../requestProblems.js';
+import type { OpenAiChatRequest } from './openaiTypes.js';
 
 // `user`, `metadata`, `store` and `service_tier` label or route a call; they change no token of its answer.
 const IGNORED = ['user', 'metadata', 'store', 'service_tier'];
-const KNOWN = new Set([
+const CARRIED: readonly (keyof OpenAiChatRequest)[] = [
   'model',
   'messages',
   'stream',
@@ -26,8 +27,8 @@ const KNOWN = new Set([
   'stop',
   'response_format',
   'n',
-  ...IGNORED,
-]);
+];
+const KNOWN = new Set<string>([...CARRIED, ...IGNORED]);
 const MESSAGE_KEYS = new Set(['role', 'content']);
 
 function messagesOf(value: unknown): { system?: string; messages: ChatMessage[] } {
@@ -70,7 +71,7 @@ function stopOf(value: unknown): string[] | undefined {
   return list as string[];
 }
 
-/** Throws `request_invalid` (400) naming the first parameter onejob cannot carry. */
+/** Reads an `OpenAiChatRequest`; throws `request_invalid` (400) naming the first parameter onejob cannot carry. */
 export function normalizeOpenAiRequest(body: unknown): ParsedCall {
   if (!isObject(body)) throw invalid('body', 'must be a JSON object');
   refuseUnknown(body, KNOWN);

@@ -3,17 +3,27 @@
 import type { ChatCompletion } from '../chatRequest.js';
 import type { StreamParts, WireAnswer, WireCall, WireError } from '../wire.js';
 import { OPENAI_FINISH } from './openaiFinish.js';
+import type {
+  OpenAiChatCompletion,
+  OpenAiChunk,
+  OpenAiChunkChoice,
+  OpenAiDelta,
+  OpenAiError,
+  OpenAiErrorBody,
+  OpenAiFinishReason,
+  OpenAiUsage,
+} from './openaiTypes.js';
 
 const idOf = (call: WireCall) => `chatcmpl-${call.jobId}`;
 const createdOf = (call: WireCall) => Math.floor(Date.parse(call.createdAt) / 1000);
 
-const usageOf = (c: ChatCompletion) => ({
+const usageOf = (c: ChatCompletion): OpenAiUsage => ({
   prompt_tokens: c.usage.inputTokens,
   completion_tokens: c.usage.outputTokens,
   total_tokens: c.usage.inputTokens + c.usage.outputTokens,
 });
 
-function completionBody(call: WireCall, c: ChatCompletion): unknown {
+function completionBody(call: WireCall, c: ChatCompletion): OpenAiChatCompletion {
   return {
     id: idOf(call),
     object: 'chat.completion',
@@ -31,8 +41,8 @@ function completionBody(call: WireCall, c: ChatCompletion): unknown {
   };
 }
 
-function chunk(call: WireCall, choices: unknown[], extra: Record<string, unknown> = {}): string {
-  const body = {
+function chunk(call: WireCall, choices: OpenAiChunkChoice[], extra: { usage?: OpenAiUsage } = {}): string {
+  const body: OpenAiChunk = {
     id: idOf(call),
     object: 'chat.completion.chunk',
     created: createdOf(call),
@@ -43,7 +53,7 @@ function chunk(call: WireCall, choices: unknown[], extra: Record<string, unknown
   return `data: ${JSON.stringify(body)}\n\n`;
 }
 
-const delta = (d: Record<string, unknown>, finish: string | null = null) => ({
+const delta = (d: OpenAiDelta, finish: OpenAiFinishReason | null = null): OpenAiChunkChoice => ({
   index: 0,
   delta: d,
   logprobs: null,
@@ -62,7 +72,7 @@ const stream: StreamParts = {
   error: (e) => `data: ${JSON.stringify(errorBody(e))}\n\n`,
 };
 
-function errorType(status: number): string {
+function errorType(status: number): OpenAiError['type'] {
   if (status === 401) return 'authentication_error';
   if (status === 403) return 'permission_error';
   if (status === 429) return 'rate_limit_error';
@@ -70,8 +80,8 @@ function errorType(status: number): string {
   return 'invalid_request_error';
 }
 
-function errorBody(e: WireError): unknown {
+function errorBody(e: WireError): OpenAiErrorBody {
   return { error: { message: e.message, type: errorType(e.status), param: e.param ?? null, code: e.code } };
 }
 
-export const openAiAnswer: WireAnswer = { completionBody, stream, errorBody };
+export const openAiAnswer = { completionBody, stream, errorBody } satisfies WireAnswer;

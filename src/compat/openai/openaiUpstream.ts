@@ -4,16 +4,17 @@ import type { ChatCompletion, ChatRequest } from '../chatRequest.js';
 import { parseEventData } from '../readSse.js';
 import type { UpstreamWire } from '../wire.js';
 import { OPENAI_FINISH } from './openaiFinish.js';
+import type { OpenAiChunkReply, OpenAiReply, OpenAiUpstreamRequest } from './openaiTypes.js';
 
 function upstreamBody(
   request: ChatRequest,
   model: string,
   { temperature }: { temperature: number | undefined },
-): Record<string, unknown> {
+): OpenAiUpstreamRequest {
   return {
     model,
     messages: [
-      ...(request.system !== undefined ? [{ role: 'system', content: request.system }] : []),
+      ...(request.system !== undefined ? [{ role: 'system' as const, content: request.system }] : []),
       ...request.messages,
     ],
     ...(temperature !== undefined ? { temperature } : {}),
@@ -25,17 +26,12 @@ function upstreamBody(
   };
 }
 
-interface WireCompletion {
-  choices?: { message?: { content?: string | null; refusal?: string | null }; finish_reason?: string }[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number };
-}
-
 function completion(
   body: Record<string, unknown>,
   provider: string,
   model: string,
 ): ChatCompletion | { invalid: string } {
-  const wire = body as WireCompletion;
+  const wire = body as OpenAiReply;
   const choice = wire.choices?.[0];
   const refusal = choice?.message?.refusal;
   const text = refusal || choice?.message?.content;
@@ -58,7 +54,7 @@ const streamEvent: UpstreamWire['streamEvent'] = (event, answer) => {
     answer.complete = true;
     return undefined;
   }
-  const chunk = parseEventData(event.data);
+  const chunk = parseEventData(event.data) as OpenAiChunkReply | undefined;
   if (!chunk) return undefined;
   if (chunk.error) {
     answer.error = String(chunk.error.message ?? 'error');
@@ -74,11 +70,16 @@ const streamEvent: UpstreamWire['streamEvent'] = (event, answer) => {
   return choice?.delta?.refusal ?? choice?.delta?.content;
 };
 
-export const openAiUpstream: UpstreamWire = {
+// The usage comes in a last chunk only when asked for.
+const streamFields: Pick<OpenAiUpstreamRequest, 'stream' | 'stream_options'> = {
+  stream: true,
+  stream_options: { include_usage: true },
+};
+
+export const openAiUpstream = {
   cannotCarry: () => undefined,
   upstreamBody,
-  // The usage comes in a last chunk only when asked for.
-  streamFields: { stream: true, stream_options: { include_usage: true } },
+  streamFields,
   completion,
   streamEvent,
-};
+} satisfies UpstreamWire;

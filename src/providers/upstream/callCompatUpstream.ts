@@ -92,7 +92,7 @@ function success(upstream: CompatUpstream, completion: ChatCompletion): Provider
 async function streamUpstream(
   upstream: CompatUpstream,
   call: ProviderCall,
-  body: Record<string, unknown>,
+  body: object,
   headers: Record<string, string>,
   onText: (delta: string) => Promise<boolean>,
 ): Promise<ProviderOutcome> {
