@@ -2,43 +2,28 @@
 // each one asks for confirmation, calls the JSON API with the right token, shows the
 // problem document when the server refuses, and leaves the state the API reports. A job
 // page follows its job live. One browser for the whole file.
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configWith, createJob, jobInState, markVerified, readJob } from '../attempts/attemptTestKit.js';
-import { type FakePaymentServer, Gate, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
+import { ARTIFACTS, type DashboardBrowser, launchDashboardBrowser } from '../helpers/dashboardBrowser.js';
+import { type FakePaymentServer, Gates, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { ADMIN_TOKEN, OWNER_A, startTestApp, type TestApp } from '../helpers/startTestApp.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
 
 let t: TestApp;
 let fake: FakePaymentServer;
-let context: BrowserContext | undefined;
-let profile: string;
+let browser: DashboardBrowser | undefined;
 /** Holds the primary provider's answer to a `hold` charge until the test opens it. */
-const held = new Map<string, Gate>();
-const gateFor = (key: string) => {
-  const gate = held.get(key) ?? new Gate();
-  held.set(key, gate);
-  return gate;
-};
+const held = new Gates();
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `The dashboard test needs Debian's Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH).`,
-    );
-  }
+  browser = await launchDashboardBrowser();
   fake = await startFakePaymentServer({
     script: (req) => {
       const input = (req.body as { input?: { hold?: string } }).input;
       // The backup provider always answers at once.
       return input?.hold && !req.path.startsWith('/backup')
-        ? { status: 200, body: { chargeId: 'ch_held' }, gate: gateFor(input.hold) }
+        ? { status: 200, body: { chargeId: 'ch_held' }, gate: held.for(input.hold) }
         : {};
     },
   });
@@ -74,36 +59,18 @@ beforeAll(async () => {
     ),
   });
   t.onejob.attempts.startWorker();
-  profile = await mkdtemp(join(tmpdir(), 'onejob-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-    viewport: { width: 1280, height: 900 },
-  });
-  await mkdir(ARTIFACTS, { recursive: true });
 });
 
 afterAll(async () => {
-  for (const gate of held.values()) gate.open();
-  await context?.close();
-  if (profile) await rm(profile, { recursive: true, force: true });
+  held.openAll();
+  await browser?.close();
   await t?.close();
   await fake?.close();
 });
 
 /** A signed-in page at `hash`; page errors and failed requests are collected for the test to check. */
 async function openDashboard(hash: string, { admin = false } = {}) {
-  const page = await context!.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
+  const { page, errors } = await browser!.newPage();
   page.on('response', (r) => {
     if (r.status() === 401) errors.push(`401 from ${r.url()}`);
   });
@@ -278,7 +245,7 @@ describe('live updates and layout', () => {
     await expect.poll(axisEnd).not.toBe(firstEnd);
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-live-running.png'), fullPage: true });
 
-    gateFor('live-1').open();
+    held.for('live-1').open();
     await expect.poll(() => jobState(page), { timeout: 20_000 }).toBe('succeeded');
     expect(await page.locator('g.attempt[data-attempt="1"]').getAttribute('data-state')).toBe('succeeded');
     expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe('same page');

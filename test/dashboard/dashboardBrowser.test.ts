@@ -1,11 +1,13 @@
 // Drives Debian's Chromium (never a downloaded browser) through the dashboard: sign in,
 // find the job a double click created, and see one job with its attempts on the timeline.
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  ARTIFACTS,
+  type DashboardBrowser,
+  launchDashboardBrowser,
+  signIn,
+} from '../helpers/dashboardBrowser.js';
 import {
   ADMIN_TOKEN,
   OWNER_A,
@@ -15,39 +17,16 @@ import {
   type TestApp,
 } from '../helpers/startTestApp.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
-
 let t: TestApp;
-let context: BrowserContext | undefined;
-let profile: string;
+let browser: DashboardBrowser | undefined;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `The dashboard test needs Debian's Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH).`,
-    );
-  }
+  browser = await launchDashboardBrowser();
   t = await startTestApp();
-  profile = await mkdtemp(join(tmpdir(), 'onejob-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-    viewport: { width: 1280, height: 900 },
-  });
 });
 
 afterAll(async () => {
-  await context?.close();
-  if (profile) await rm(profile, { recursive: true, force: true });
+  await browser?.close();
   await t?.close();
 });
 
@@ -61,9 +40,7 @@ it('a double click shows as one job with its attempts, found by its idempotency 
   const attempt = await t.request(`/v1/jobs/${id}/attempts`, { method: 'POST', json: {} });
   expect(attempt.status).toBe(202);
 
-  const page = await context!.newPage();
-  const consoleErrors: string[] = [];
-  page.on('pageerror', (e) => consoleErrors.push(e.message));
+  const { page, errors } = await browser!.newPage();
   await page.goto(`${t.url}/`);
 
   // Keyboard only: the labelled token field has the focus, typing and Enter sign in.
@@ -87,9 +64,8 @@ it('a double click shows as one job with its attempts, found by its idempotency 
   expect(page.url()).not.toContain(OWNER_A.token);
   expect(await page.evaluate(() => sessionStorage.getItem('onejob.token'))).toBe(OWNER_A.token);
 
-  await mkdir(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, 'dashboard-double-click-job.png'), fullPage: true });
-  expect(consoleErrors).toEqual([]);
+  expect(errors).toEqual([]);
 });
 
 it("the job page shows each attempt's cost and the job's total, and every date in one format", async () => {
@@ -103,12 +79,8 @@ it("the job page shows each attempt's cost and the job's total, and every date i
       WHERE j.id = $1`,
     [created.id],
   );
-  const page = await context!.newPage();
-  const consoleErrors: string[] = [];
-  page.on('pageerror', (e) => consoleErrors.push(e.message));
-  await page.goto(`${t.url}/`);
-  await page.getByLabel('API token').fill(OWNER_A.token);
-  await page.keyboard.press('Enter');
+  const { page, errors } = await browser!.newPage();
+  await signIn(page, t.url, OWNER_A.token);
   const listed = page.locator('#job-results tbody tr', {
     has: page.locator(`a[href="#/jobs/${created.id}"]`),
   });
@@ -152,7 +124,7 @@ it("the job page shows each attempt's cost and the job's total, and every date i
   // A keyboard user still sees where focus is: the next Tab lands on a control with its ring.
   await page.keyboard.press('Tab');
   expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).toBe('solid');
-  expect(consoleErrors).toEqual([]);
+  expect(errors).toEqual([]);
   await page.close();
 });
 
@@ -164,12 +136,8 @@ it('jobs waiting for their time show when they run, and the filter lists only th
   ).json()) as { id: string };
   await postJob(t, `now-${tag}`, { operation: 'charge', input: { amount: 2 } });
 
-  const page = await context!.newPage();
-  const consoleErrors: string[] = [];
-  page.on('pageerror', (e) => consoleErrors.push(e.message));
-  await page.goto(`${t.url}/`);
-  await page.getByLabel('API token').fill(OWNER_A.token);
-  await page.keyboard.press('Enter');
+  const { page, errors } = await browser!.newPage();
+  await signIn(page, t.url, OWNER_A.token);
 
   // In the list: the waiting job carries "waits until" and its time; the other job none.
   const rows = page.locator('#job-results tbody tr');
@@ -202,7 +170,7 @@ it('jobs waiting for their time show when they run, and the filter lists only th
   expect(await page.locator('[data-testid="job-run-at"] time').getAttribute('datetime')).toBe(runAt);
   expect(await page.getByTestId('job-state').textContent()).toMatch(/^queued waits until /);
   expect(await page.locator('dl.facts').textContent()).toContain(waiting.id);
-  expect(consoleErrors).toEqual([]);
+  expect(errors).toEqual([]);
 });
 
 it("the jobs page shows the owner's budget, spent and held beside its jobs, and nothing for an owner without one", async () => {
@@ -214,23 +182,19 @@ it("the jobs page shows the owner's budget, spent and held beside its jobs, and 
   expect(set.status).toBe(200);
   const periodStart = ((await set.json()) as { periodStart: string }).periodStart;
 
-  const page = await context!.newPage();
-  const consoleErrors: string[] = [];
-  page.on('pageerror', (e) => consoleErrors.push(e.message));
-  await page.goto(`${t.url}/`);
-  await page.getByLabel('API token').fill(OWNER_B.token);
-  await page.keyboard.press('Enter');
+  const { page, errors } = await browser!.newPage();
+  await signIn(page, t.url, OWNER_B.token);
   const budgets = page.getByTestId('budgets');
   await budgets.waitFor();
   const text = await budgets.textContent();
   expect(text).toContain('Budget USD (month since');
   expect(text).toContain(periodStart.slice(0, 10));
   expect(text).toContain('spent 0 USD, held 0 USD of 2.5 USD; available 2.5 USD');
-  expect(consoleErrors).toEqual([]);
+  expect(errors).toEqual([]);
   await page.close();
 
   // Owner A has no budget: the jobs page shows none.
-  const other = await context!.newPage();
+  const { page: other } = await browser!.newPage();
   await other.goto(`${t.url}/`);
   await other.evaluate((token) => sessionStorage.setItem('onejob.token', token), OWNER_A.token);
   await other.reload();

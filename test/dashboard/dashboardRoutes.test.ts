@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobEvents } from '../helpers/jobEventStream.js';
 import { OWNER_B, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 let t: TestApp;
@@ -88,23 +89,7 @@ describe('dashboard routes', () => {
     const stream = await t.request(`/v1/dashboard/jobs/${job.id}/stream`);
     expect(stream.status).toBe(200);
     expect(stream.headers.get('content-type')).toMatch(/text\/event-stream/);
-    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
-    const nextJob = async (): Promise<{ state: string } | null> => {
-      for (;;) {
-        const end = buffer.indexOf('\n\n');
-        if (end >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = block.split('\n').find((l) => l.startsWith('data: '));
-          if (block.startsWith('event: job') && data) return JSON.parse(data.slice(6));
-          continue;
-        }
-        const { value, done } = await reader.read();
-        if (done) return null;
-        buffer += value;
-      }
-    };
+    const nextJob = jobEvents(stream);
     expect((await nextJob())?.state).toBe('queued');
     // Settled through the engine: the stream wakes, sends the cancelled job and ends.
     await t.onejob.attempts.cancel('owner-a', job.id);

@@ -1,11 +1,8 @@
 // Drives Debian's Chromium (never a downloaded browser) to the page of a settled job opened
 // straight by its URL, as a link or a bookmark does: the page shows the job's Result or
 // Error as text, whatever way the job settled. Screenshots go to test-artifacts/.
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   configWith,
@@ -16,36 +13,24 @@ import {
   readJob,
   until,
 } from '../attempts/attemptTestKit.js';
-import { type FakePaymentServer, Gate, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
+import { ARTIFACTS, type DashboardBrowser, launchDashboardBrowser } from '../helpers/dashboardBrowser.js';
+import { type FakePaymentServer, Gates, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { OWNER_A, startTestApp, type TestApp } from '../helpers/startTestApp.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = join(import.meta.dirname, '..', '..', 'test-artifacts');
 
 let t: TestApp;
 let fake: FakePaymentServer;
-let context: BrowserContext | undefined;
-let profile: string;
-const held = new Map<string, Gate>();
-const gateFor = (key: string) => {
-  const gate = held.get(key) ?? new Gate();
-  held.set(key, gate);
-  return gate;
-};
+let browser: DashboardBrowser | undefined;
+const held = new Gates();
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `The dashboard test needs Debian's Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH).`,
-    );
-  }
+  browser = await launchDashboardBrowser();
   fake = await startFakePaymentServer({
     script: (req) => {
       const input = (req.body as { input?: { hold?: string; decline?: boolean } }).input ?? {};
       const from = req.path.slice(1);
       if (input.decline) return { status: 402, body: { error: 'card_declined' } };
       if (input.hold && from !== 'backup')
-        return { status: 200, body: { chargeId: 'ch_late', from }, gate: gateFor(input.hold) };
+        return { status: 200, body: { chargeId: 'ch_late', from }, gate: held.for(input.hold) };
       return { status: 200, body: { chargeId: `ch_${req.index + 1}`, from } };
     },
   });
@@ -90,38 +75,23 @@ beforeAll(async () => {
   });
   await markVerified(t, 'backup', 'render');
   t.onejob.attempts.startWorker();
-  profile = await mkdtemp(join(tmpdir(), 'onejob-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-    viewport: { width: 1280, height: 900 },
-  });
   // Signed in before any page script runs, so a job URL is the first page the tab loads.
-  await context.addInitScript((token) => sessionStorage.setItem('onejob.token', token), OWNER_A.token);
-  await mkdir(ARTIFACTS, { recursive: true });
+  await browser.context.addInitScript(
+    (token) => sessionStorage.setItem('onejob.token', token),
+    OWNER_A.token,
+  );
 });
 
 afterAll(async () => {
-  for (const gate of held.values()) gate.open();
-  await context?.close();
-  if (profile) await rm(profile, { recursive: true, force: true });
+  held.openAll();
+  await browser?.close();
   await t?.close();
   await fake?.close();
 });
 
 /** A new tab whose first load is the job's own URL. */
 async function openJobByUrl(id: string) {
-  const page = await context!.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
+  const { page, errors } = await browser!.newPage();
   await page.goto(`${t.url}/#/jobs/${id}`);
   await page.getByTestId('attempt-timeline').waitFor();
   return { page, errors };
@@ -177,7 +147,7 @@ describe('a settled job opened by its URL', () => {
     });
     expect(fallback.status).toBe(202);
     await jobInState(t, created.id, 'succeeded');
-    gateFor('settled-race').open();
+    held.for('settled-race').open();
     const job = await until('the first attempt to lose the race', async () => {
       const j = await readJob(t, created.id);
       return j.attempts.some((a) => a.state === 'lost_race') ? j : undefined;
@@ -221,9 +191,7 @@ describe('at 390 px, the width of a phone', () => {
   it('the jobs list shows each job’s shortened id, state and age inside the screen', async () => {
     const created = await createJob(t, 'narrow-list', 'payout', { amount: 7 });
     await jobInState(t, created.id, 'succeeded');
-    const page = await context!.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
+    const { page, errors } = await browser!.newPage();
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${t.url}/#/jobs`);
     const row = page.locator('#job-results tbody tr', {
@@ -265,9 +233,7 @@ describe('at 390 px, the width of a phone', () => {
       `SELECT id FROM onejob.jobs WHERE idempotency_key = 'settled-race'`,
     );
     const id = rows[0]!.id;
-    const page = await context!.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
+    const { page, errors } = await browser!.newPage();
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${t.url}/#/jobs/${id}`);
     const list = page.getByTestId('attempt-list');
@@ -301,7 +267,7 @@ describe('at 390 px, the width of a phone', () => {
 
 describe('the providers page', () => {
   it('says a primary runs its operation without verification, and a fallback only once verified', async () => {
-    const page = await context!.newPage();
+    const { page } = await browser!.newPage();
     await page.goto(`${t.url}/#/providers`);
     const row = (provider: string, operation: string) =>
       page.locator('tr', {
@@ -325,7 +291,7 @@ describe('the providers page', () => {
       "INSERT INTO onejob.provider_pauses (provider, until, status) VALUES ('backup', now() + interval '1 hour', 429)",
     );
     try {
-      const page = await context!.newPage();
+      const { page } = await browser!.newPage();
       await page.goto(`${t.url}/#/providers`);
       const limits = page.getByRole('region', { name: 'Provider limits and pauses' });
       const row = (provider: string) =>

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
 import type { OnejobConfig } from '../../src/config/types.js';
+import { jobEvents } from '../helpers/jobEventStream.js';
 import { OWNER_A, OWNER_B, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { until } from '../helpers/until.js';
 
@@ -24,23 +25,7 @@ async function openStream(id: string, token = OWNER_A.token) {
   const controller = new AbortController();
   const res = await t.request(`/v1/dashboard/jobs/${id}/stream`, { token, signal: controller.signal });
   expect(res.status).toBe(200);
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  const nextJob = async (): Promise<{ state: string } | null> => {
-    for (;;) {
-      const end = buffer.indexOf('\n\n');
-      if (end >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = block.split('\n').find((l) => l.startsWith('data: '));
-        if (block.startsWith('event: job') && data) return JSON.parse(data.slice(6));
-        continue;
-      }
-      const { value, done } = await reader.read();
-      if (done) return null;
-      buffer += value;
-    }
-  };
+  const nextJob = jobEvents(res);
   expect(await nextJob()).not.toBeNull();
   return { nextJob, close: () => controller.abort() };
 }

@@ -21,6 +21,20 @@ export class Gate {
   }
 }
 
+/** One gate per key, made on first use: a script holds each keyed answer until the test opens its gate. */
+export class Gates {
+  private readonly byKey = new Map<string, Gate>();
+  for(key: string): Gate {
+    const gate = this.byKey.get(key) ?? new Gate();
+    this.byKey.set(key, gate);
+    return gate;
+  }
+  /** Lets every held answer go, so a file's teardown never waits on a gate a test left shut. */
+  openAll(): void {
+    for (const gate of this.byKey.values()) gate.open();
+  }
+}
+
 export interface FakeRequest {
   method: string;
   path: string;
