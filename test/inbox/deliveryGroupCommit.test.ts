@@ -1,33 +1,16 @@
-// Group commit of webhook deliveries: deliveries arriving together are claimed, get their
-// jobs and store their responses in one transaction, and each still gets exactly the
-// answer it would have had alone.
-import { randomBytes } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
 import type { OnejobConfig } from '../../src/config/types.js';
 import { isOnejobError } from '../../src/errors/OnejobError.js';
 import { setFailpoints } from '../../src/failpoints/failpoints.js';
 import { type BatchCounts, intakeBatches, intakeBatchesSince } from '../helpers/intakeBatches.js';
+import { paymentsSource, signedDelivery, webhookSigner } from '../helpers/standardWebhooks.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
-const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
-process.env.ONEJOB_TEST_BATCH_SECRET = SECRET;
-const webhook = new Webhook(SECRET);
-
+const webhook = webhookSigner('ONEJOB_TEST_BATCH_SECRET');
 const config: OnejobConfig = {
   ...structuredClone(defaultConfig),
-  inbox: {
-    sources: {
-      payments: {
-        scheme: 'standard-webhooks',
-        secretEnv: 'ONEJOB_TEST_BATCH_SECRET',
-        eventId: 'header:webhook-id',
-        operation: 'charge',
-        ownerId: 'acme',
-      },
-    },
-  },
+  inbox: { sources: { payments: paymentsSource('ONEJOB_TEST_BATCH_SECRET') } },
 };
 
 let t: TestApp;
@@ -39,17 +22,7 @@ afterEach(() => setFailpoints(undefined));
 
 /** One signed delivery through the library, as a payment provider's webhook would arrive. */
 function receive(id: string, body: unknown) {
-  const raw = JSON.stringify(body);
-  const at = new Date();
-  return t.onejob.inbox.receive('payments', {
-    headers: {
-      'content-type': 'application/json',
-      'webhook-id': id,
-      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-      'webhook-signature': webhook.sign(id, at, raw),
-    },
-    rawBody: Buffer.from(raw),
-  });
+  return t.onejob.inbox.receive('payments', signedDelivery(webhook, id, JSON.stringify(body)));
 }
 
 const batches = () => intakeBatches(t.onejob.metrics, 'deliveries');

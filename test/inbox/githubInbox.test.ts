@@ -3,6 +3,7 @@ import { sign } from '@octokit/webhooks-methods';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
 import type { OnejobConfig } from '../../src/config/types.js';
+import { countRows, inboxWrites } from '../helpers/countRows.js';
 import { deliverTogether } from '../helpers/deliverTogether.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
@@ -74,15 +75,8 @@ async function deliver({ source = 'gh', body, sha256, sha1, delivery = randomUUI
 const sha1Of = (body: string, secret = SECRET) =>
   `sha1=${createHmac('sha1', secret).update(body).digest('hex')}`;
 
-async function count(sql: string, params: unknown[] = []): Promise<number> {
-  const { rows } = await t.onejob.pool.query(`SELECT count(*)::int AS n FROM (${sql}) x`, params);
-  return rows[0].n;
-}
-const written = async () => ({
-  events: await count('SELECT 1 FROM onejob.inbox_events'),
-  jobs: await count('SELECT 1 FROM onejob.jobs'),
-  outbox: await count('SELECT 1 FROM onejob.outbox'),
-});
+const count = (sql: string, params: unknown[] = []) => countRows(t.onejob.pool, sql, params);
+const written = () => inboxWrites(t.onejob.pool);
 
 describe('github inbox source', () => {
   it("a push signed by octokit creates one job keyed by the body's SHA-256; GitHub's redelivery (new delivery GUID, same body) replays it", async () => {

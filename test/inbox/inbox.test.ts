@@ -4,23 +4,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
 import type { OnejobConfig } from '../../src/config/types.js';
 import { setFailpoints } from '../../src/failpoints/failpoints.js';
+import { countRows, inboxWrites } from '../helpers/countRows.js';
+import { paymentsSource, webhookSigner } from '../helpers/standardWebhooks.js';
 import { postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
-const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
-process.env.ONEJOB_TEST_PAYMENTS_SECRET = SECRET;
-const webhook = new Webhook(SECRET);
+const webhook = webhookSigner('ONEJOB_TEST_PAYMENTS_SECRET');
 
 const config: OnejobConfig = {
   ...structuredClone(defaultConfig),
   inbox: {
     sources: {
-      payments: {
-        scheme: 'standard-webhooks',
-        secretEnv: 'ONEJOB_TEST_PAYMENTS_SECRET',
-        eventId: 'header:webhook-id',
-        operation: 'charge',
-        ownerId: 'acme',
-      },
+      payments: paymentsSource('ONEJOB_TEST_PAYMENTS_SECRET'),
       orders: {
         scheme: 'standard-webhooks',
         secretEnv: 'ONEJOB_TEST_PAYMENTS_SECRET',
@@ -61,15 +55,8 @@ function deliver({ source = 'payments', body, id, at = new Date(), signature, se
   return fetch(`${t.url}/v1/inbox/${source}`, { method: 'POST', headers, body });
 }
 
-async function count(sql: string, params: unknown[] = []): Promise<number> {
-  const { rows } = await t.onejob.pool.query(`SELECT count(*)::int AS n FROM (${sql}) x`, params);
-  return rows[0].n;
-}
-const written = async () => ({
-  events: await count('SELECT 1 FROM onejob.inbox_events'),
-  jobs: await count('SELECT 1 FROM onejob.jobs'),
-  outbox: await count('SELECT 1 FROM onejob.outbox'),
-});
+const count = (sql: string, params: unknown[] = []) => countRows(t.onejob.pool, sql, params);
+const written = () => inboxWrites(t.onejob.pool);
 
 describe('webhook inbox', () => {
   it('one event delivered three times with new timestamps and signatures: one job, one created event, three identical 202 answers', async () => {

@@ -4,17 +4,15 @@
 // and the test listens for that wake-up itself.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Onejob } from '../../src/createOnejob.js';
 import { OUTBOX_CHANNEL } from '../../src/events/wakeups.js';
+import { paymentsSource, signedDelivery, webhookSigner } from '../helpers/standardWebhooks.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 import { until } from '../helpers/until.js';
 import { configWith, engine } from '../outbox/outboxTestKit.js';
 
-const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
-process.env.ONEJOB_TEST_WAKE_SECRET = SECRET;
-const webhook = new Webhook(SECRET);
+const webhook = webhookSigner('ONEJOB_TEST_WAKE_SECRET');
 const HOUR = 3_600_000;
 
 let db: TestDatabase;
@@ -26,17 +24,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   onejob = engine(db.url, {
     ...configWith({ publishers: [{ kind: 'log', name: 'wake-log' }], pollMs: HOUR }),
-    inbox: {
-      sources: {
-        payments: {
-          scheme: 'standard-webhooks',
-          secretEnv: 'ONEJOB_TEST_WAKE_SECRET',
-          eventId: 'header:webhook-id',
-          operation: 'charge',
-          ownerId: 'acme',
-        },
-      },
-    },
+    inbox: { sources: { payments: paymentsSource('ONEJOB_TEST_WAKE_SECRET') } },
   });
   listener = new pg.Client({ connectionString: db.url });
   await listener.connect();
@@ -79,15 +67,7 @@ describe('inbox acceptance wakes the relay after its commit', () => {
     const id = `evt_${randomBytes(6).toString('hex')}`;
     const body = JSON.stringify({ amount: 7 });
     const at = new Date();
-    const answer = await onejob.inbox.receive('payments', {
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': id,
-        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-        'webhook-signature': webhook.sign(id, at, body),
-      },
-      rawBody: Buffer.from(body),
-    });
+    const answer = await onejob.inbox.receive('payments', signedDelivery(webhook, id, body, at));
     expect(answer).toMatchObject({ status: 202, replayed: false });
     await until('the wake-up after the acceptance', async () => heard.some((p) => !p.startsWith('marker-')));
     await until("the delivery's job event published", () => published(answer.body.jobId));
@@ -95,15 +75,7 @@ describe('inbox acceptance wakes the relay after its commit', () => {
     // A redelivery commits no outbox row and wakes nobody.
     await onejob.wakeups.flush();
     await drained();
-    const again = await onejob.inbox.receive('payments', {
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': id,
-        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-        'webhook-signature': webhook.sign(id, at, body),
-      },
-      rawBody: Buffer.from(body),
-    });
+    const again = await onejob.inbox.receive('payments', signedDelivery(webhook, id, body, at));
     expect(again).toMatchObject({ replayed: true, body: answer.body });
     await onejob.wakeups.flush();
     const marker = `marker-${randomBytes(4).toString('hex')}`;

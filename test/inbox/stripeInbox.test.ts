@@ -3,6 +3,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
 import type { OnejobConfig } from '../../src/config/types.js';
+import { countRows, inboxWrites } from '../helpers/countRows.js';
 import { deliverTogether } from '../helpers/deliverTogether.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
@@ -59,15 +60,8 @@ function deliver(body: string, signature: string | null) {
 const signed = (body: string, { secret = SECRET, timestamp = secondsAgo(0) } = {}) =>
   stripe.webhooks.generateTestHeaderString({ payload: body, secret, timestamp });
 
-async function count(sql: string, params: unknown[] = []): Promise<number> {
-  const { rows } = await t.onejob.pool.query(`SELECT count(*)::int AS n FROM (${sql}) x`, params);
-  return rows[0].n;
-}
-const written = async () => ({
-  events: await count('SELECT 1 FROM onejob.inbox_events'),
-  jobs: await count('SELECT 1 FROM onejob.jobs'),
-  outbox: await count('SELECT 1 FROM onejob.outbox'),
-});
+const count = (sql: string, params: unknown[] = []) => countRows(t.onejob.pool, sql, params);
+const written = () => inboxWrites(t.onejob.pool);
 
 describe('stripe inbox source', () => {
   it("a Stripe event signed by Stripe's library creates one job; its retry (new timestamp, new signature) replays that job", async () => {
