@@ -1,5 +1,6 @@
 // Budgets on the wire (contract section 8): one owner's limit per currency and UTC period.
 import type { FromSchema } from 'json-schema-to-ts';
+import { itemsOf } from './wireParts.js';
 
 export const budgetSchema = {
   type: 'object',
@@ -37,11 +38,8 @@ export const budgetSchema = {
 } as const;
 
 export const budgetListSchema = {
-  type: 'object',
+  ...itemsOf(budgetSchema),
   description: "The calling owner's budgets, one per currency.",
-  required: ['items'],
-  properties: { items: { type: 'array', items: budgetSchema } },
-  additionalProperties: false,
 } as const;
 
 /** An owner's budget in one currency and its current period. */

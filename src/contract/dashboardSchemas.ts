@@ -2,28 +2,27 @@
 // the outbox and the inbox, beside the jobs.
 import type { FromSchema } from 'json-schema-to-ts';
 import { inboxEventSchema } from './inboxSchemas.js';
+import { timestamp } from './wireParts.js';
 
-const timestamp = { type: 'string', format: 'date-time' } as const;
+export const deliveryStateCountSchema = {
+  type: 'object',
+  description: "How many of the owner's deliveries to one publisher are in one state, and the oldest.",
+  required: ['publisher', 'state', 'count', 'oldestAt'],
+  properties: {
+    publisher: { type: 'string' },
+    state: { enum: ['pending', 'published', 'dead'] },
+    count: { type: 'integer' },
+    oldestAt: { ...timestamp, description: 'When the oldest of them was written' },
+  },
+  additionalProperties: false,
+} as const;
 
 export const dashboardOutboxSchema = {
   type: 'object',
   description: "Deliveries per publisher and state, and the latest dead letters, of the owner's jobs.",
   required: ['backlog', 'deadLetters'],
   properties: {
-    backlog: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['publisher', 'state', 'count', 'oldestAt'],
-        properties: {
-          publisher: { type: 'string' },
-          state: { enum: ['pending', 'published', 'dead'] },
-          count: { type: 'integer' },
-          oldestAt: { ...timestamp, description: 'When the oldest of them was written' },
-        },
-        additionalProperties: false,
-      },
-    },
+    backlog: { type: 'array', items: deliveryStateCountSchema },
     deadLetters: {
       type: 'array',
       items: {
@@ -66,6 +65,8 @@ export const dashboardInboxSchema = {
   additionalProperties: false,
 } as const;
 
+/** How many of an owner's deliveries to one publisher are in one state, and when the oldest was written. */
+export type DeliveryStateCount = FromSchema<typeof deliveryStateCountSchema>;
 /** What GET /v1/dashboard/outbox answers. */
 export type DashboardOutbox = FromSchema<typeof dashboardOutboxSchema>;
 /** What GET /v1/dashboard/inbox answers. */

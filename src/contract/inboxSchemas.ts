@@ -1,8 +1,7 @@
 // The webhook inbox on the wire (docs/inbox.md): the answer to a delivery, and the
 // recorded events with how often each was delivered.
 import type { FromSchema } from 'json-schema-to-ts';
-
-const timestamp = { type: 'string', format: 'date-time' } as const;
+import { itemsOf, timestamp } from './wireParts.js';
 
 export const inboxAnswerSchema = {
   type: 'object',
@@ -44,12 +43,7 @@ export const inboxEventSchema = {
   additionalProperties: false,
 } as const;
 
-export const inboxEventListSchema = {
-  type: 'object',
-  required: ['items'],
-  properties: { items: { type: 'array', items: inboxEventSchema } },
-  additionalProperties: false,
-} as const;
+export const inboxEventListSchema = itemsOf(inboxEventSchema);
 
 /** What POST /v1/inbox/{source} answers, the first time and on every redelivery. */
 export type InboxAnswer = FromSchema<typeof inboxAnswerSchema>;

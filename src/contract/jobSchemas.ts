@@ -3,11 +3,10 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { ATTEMPT_STATES } from '../vocabulary/attemptStates.js';
 import { JOB_STATES } from '../vocabulary/jobStates.js';
+import { itemsOf, timestamp } from './wireParts.js';
 
 export type { AttemptState } from '../vocabulary/attemptStates.js';
 export type { JobState } from '../vocabulary/jobStates.js';
-
-const timestamp = { type: 'string', format: 'date-time' } as const;
 
 export const attemptSchema = {
   $id: 'Attempt',
@@ -101,12 +100,7 @@ export const jobEventSchema = {
   additionalProperties: false,
 } as const;
 
-export const jobEventListSchema = {
-  type: 'object',
-  required: ['items'],
-  properties: { items: { type: 'array', items: jobEventSchema } },
-  additionalProperties: false,
-} as const;
+export const jobEventListSchema = itemsOf(jobEventSchema);
 
 export const jobDeliverySchema = {
   type: 'object',
@@ -138,12 +132,7 @@ export const jobDeliverySchema = {
   additionalProperties: false,
 } as const;
 
-export const jobDeliveryListSchema = {
-  type: 'object',
-  required: ['items'],
-  properties: { items: { type: 'array', items: jobDeliverySchema } },
-  additionalProperties: false,
-} as const;
+export const jobDeliveryListSchema = itemsOf(jobDeliverySchema);
 
 /** One attempt of a job, as the HTTP API returns it. */
 export type Attempt = FromSchema<typeof attemptSchema>;

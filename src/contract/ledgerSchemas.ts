@@ -1,40 +1,43 @@
 // The ledger on the wire (contract section 4, Ledger): transfers, balances, entries.
 import type { FromSchema } from 'json-schema-to-ts';
+import { timestamp } from './wireParts.js';
 
-const timestamp = { type: 'string', format: 'date-time' } as const;
+// What a transfer and each of its entries both say of it: its amount, and the fields it
+// was recorded with.
+const recorded = {
+  amount: { type: 'integer', description: 'Integer minor units of currency' },
+  currency: { type: 'string' },
+  reference: { type: ['string', 'null'] },
+  effectiveAt: {
+    ...timestamp,
+    description: 'Business time: as the client stated it, else the time it was recorded',
+  },
+  recordedAt: {
+    ...timestamp,
+    description: 'When the ledger recorded it (microseconds); asOf filters on this',
+  },
+  reverses: { type: ['string', 'null'], description: 'On a reversal, the transfer it compensates' },
+  reason: { type: ['string', 'null'] },
+} as const;
+const recordedNames = [
+  'amount',
+  'currency',
+  'reference',
+  'effectiveAt',
+  'recordedAt',
+  'reverses',
+  'reason',
+] as const;
 
 export const transferSchema = {
   type: 'object',
   description: 'A recorded transfer.',
-  required: [
-    'id',
-    'debitAccount',
-    'creditAccount',
-    'amount',
-    'currency',
-    'reference',
-    'effectiveAt',
-    'recordedAt',
-    'reverses',
-    'reason',
-  ],
+  required: ['id', 'debitAccount', 'creditAccount', ...recordedNames],
   properties: {
     id: { type: 'string' },
     debitAccount: { type: 'string' },
     creditAccount: { type: 'string' },
-    amount: { type: 'integer', description: 'Integer minor units of currency' },
-    currency: { type: 'string' },
-    reference: { type: ['string', 'null'] },
-    effectiveAt: {
-      ...timestamp,
-      description: 'Business time: as the client stated it, else the time it was recorded',
-    },
-    recordedAt: {
-      ...timestamp,
-      description: 'When the ledger recorded it (microseconds); asOf filters on this',
-    },
-    reverses: { type: ['string', 'null'], description: 'On a reversal, the transfer it compensates' },
-    reason: { type: ['string', 'null'] },
+    ...recorded,
   },
   additionalProperties: false,
 } as const;
@@ -140,32 +143,13 @@ export const accountPageSchema = {
 export const entrySchema = {
   type: 'object',
   description: 'One ledger entry: one side of a transfer, on one account.',
-  required: [
-    'transferId',
-    'account',
-    'counterparty',
-    'side',
-    'amount',
-    'currency',
-    'reference',
-    'effectiveAt',
-    'recordedAt',
-    'reverses',
-    'reason',
-    'reversedBy',
-  ],
+  required: ['transferId', 'account', 'counterparty', 'side', ...recordedNames, 'reversedBy'],
   properties: {
     transferId: { type: 'string' },
     account: { type: 'string' },
     counterparty: { type: 'string' },
     side: { enum: ['debit', 'credit'] },
-    amount: { type: 'integer' },
-    currency: { type: 'string' },
-    reference: { type: ['string', 'null'] },
-    effectiveAt: timestamp,
-    recordedAt: timestamp,
-    reverses: { type: ['string', 'null'], description: "On a reversal's entry: the transfer it compensates" },
-    reason: { type: ['string', 'null'] },
+    ...recorded,
     reversedBy: {
       type: ['string', 'null'],
       description: 'The transfer that reversed this one, if recorded by asOf',

@@ -1,7 +1,6 @@
 // The outbox's operator views on the wire (docs/outbox.md): backlog and dead letters.
 import type { FromSchema } from 'json-schema-to-ts';
-
-const timestamp = { type: 'string', format: 'date-time' } as const;
+import { timestamp } from './wireParts.js';
 
 export const publisherBacklogSchema = {
   type: 'object',

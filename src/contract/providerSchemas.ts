@@ -1,7 +1,6 @@
 // Providers and their contract verifications on the wire (docs/providers.md).
 import type { FromSchema } from 'json-schema-to-ts';
-
-const timestamp = { type: 'string', format: 'date-time' } as const;
+import { itemsOf, timestamp } from './wireParts.js';
 
 export const providerOperationSchema = {
   type: 'object',
@@ -63,12 +62,7 @@ export const providerStatusSchema = {
   additionalProperties: false,
 } as const;
 
-export const providerListSchema = {
-  type: 'object',
-  required: ['items'],
-  properties: { items: { type: 'array', items: providerStatusSchema } },
-  additionalProperties: false,
-} as const;
+export const providerListSchema = itemsOf(providerStatusSchema);
 
 export const checkResultSchema = {
   type: 'object',
@@ -81,6 +75,19 @@ export const checkResultSchema = {
     },
     reason: { type: 'string' },
     evidence: { type: 'object', additionalProperties: true },
+  },
+  additionalProperties: false,
+} as const;
+
+export const fixtureReportSchema = {
+  type: 'object',
+  description: 'The checks of one contract fixture.',
+  required: ['index', 'input', 'passed', 'checks'],
+  properties: {
+    index: { type: 'integer' },
+    input: { type: 'object', additionalProperties: true },
+    passed: { type: 'boolean' },
+    checks: { type: 'array', items: checkResultSchema },
   },
   additionalProperties: false,
 } as const;
@@ -112,20 +119,7 @@ export const verificationReportSchema = {
     passed: { type: 'boolean' },
     status: { enum: ['verified', 'failed'] },
     summary: { type: 'string' },
-    fixtures: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['index', 'input', 'passed', 'checks'],
-        properties: {
-          index: { type: 'integer' },
-          input: { type: 'object', additionalProperties: true },
-          passed: { type: 'boolean' },
-          checks: { type: 'array', items: checkResultSchema },
-        },
-        additionalProperties: false,
-      },
-    },
+    fixtures: { type: 'array', items: fixtureReportSchema },
     startedAt: timestamp,
     finishedAt: timestamp,
   },
@@ -145,6 +139,6 @@ export type CheckResult = FromSchema<typeof checkResultSchema>;
 /** The checks a contract verification runs on each fixture. */
 export type CheckName = CheckResult['name'];
 /** The checks of one contract fixture in a verification report. */
-export type FixtureReport = VerificationReport['fixtures'][number];
+export type FixtureReport = FromSchema<typeof fixtureReportSchema>;
 /** The result of one verification run of a provider against an operation's contract. */
 export type VerificationReport = FromSchema<typeof verificationReportSchema>;

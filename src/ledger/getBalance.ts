@@ -2,7 +2,7 @@ import type { Balance } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { checkAccount, checkAsOf } from './checkTransferRequest.js';
-import { accountSums, heldAtSql, isoMicros } from './transferView.js';
+import { type AccountSumsRow, accountSums, heldAtSql, isoMicros } from './transferView.js';
 
 /** An account's balance at an instant: the sum of its entries (the wire contract's shape). */
 export type { Balance };
@@ -40,15 +40,7 @@ export async function getBalance(
 ): Promise<Balance> {
   checkAccount(account);
   const at = checkAsOf(asOf);
-  const { rows } = await db.query<{
-    account: string;
-    currency: string;
-    as_of: string;
-    debits: string;
-    credits: string;
-    held_debits: string;
-    held_credits: string;
-  }>(BALANCE_SQL, [ownerId, account, at]);
+  const { rows } = await db.query<AccountSumsRow>(BALANCE_SQL, [ownerId, account, at]);
   const row = rows[0];
   if (!row)
     throw new OnejobError(

@@ -1,7 +1,7 @@
 import type { AccountBalance, AccountPage, AccountsQuery } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { checkAccount, checkAsOf, type InstantInput } from './checkTransferRequest.js';
-import { accountSums, heldAtSql, isoMicros } from './transferView.js';
+import { type AccountSumsRow, accountSums, heldAtSql, isoMicros } from './transferView.js';
 
 export type { AccountBalance, AccountPage };
 
@@ -41,15 +41,7 @@ export async function listAccounts(
   const at = checkAsOf(query.asOf);
   const after = query.after ? checkAccount(query.after, 'after') : null;
   const limit = Math.min(Math.max(query.limit ?? 100, 1), 500);
-  const { rows } = await db.query<{
-    account: string;
-    currency: string;
-    as_of: string;
-    debits: string;
-    credits: string;
-    held_debits: string;
-    held_credits: string;
-  }>(ACCOUNTS_SQL, [ownerId, at, after, limit]);
+  const { rows } = await db.query<AccountSumsRow>(ACCOUNTS_SQL, [ownerId, at, after, limit]);
   const items = rows.map((row) => ({ account: row.account, currency: row.currency, ...accountSums(row) }));
   // An empty page still names the instant it describes.
   const asOf = rows[0]?.as_of ?? (at ? new Date(at).toISOString() : new Date().toISOString());

@@ -2,7 +2,7 @@ import type { EntriesQuery, Entry, EntryPage } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { checkAccount, checkAsOf, type InstantInput, TRANSFER_ID_PATTERN } from './checkTransferRequest.js';
-import { isoMicros, toAmount } from './transferView.js';
+import { isoMicros, type RecordedRow, recordedView } from './transferView.js';
 
 /** One ledger entry (one side of a transfer, on one account) and a page of them: the wire contract's shapes. */
 export type EntryView = Entry;
@@ -38,20 +38,13 @@ LIMIT $7`;
 const LEGACY_CURSOR_SQL = `
 SELECT transfer_id, side FROM onejob.ledger_entries WHERE owner_id = $1 AND seq = $2::bigint`;
 
-interface EntryRow {
+type EntryRow = RecordedRow & {
   transfer_id: string;
   account: string;
   counterparty: string;
   side: 'debit' | 'credit';
-  amount: string;
-  currency: string;
-  effective_at: Date | null;
-  recorded_at: string;
-  reference: string | null;
-  reverses: string | null;
-  reason: string | null;
   reversed_by: string | null;
-}
+};
 
 /**
  * The entries of an owner's account recorded at or before `asOf`: originals and reversals alike.
@@ -120,13 +113,7 @@ function entryView(row: EntryRow): EntryView {
     account: row.account,
     counterparty: row.counterparty,
     side: row.side,
-    amount: toAmount(row.amount),
-    currency: row.currency,
-    reference: row.reference,
-    effectiveAt: row.effective_at?.toISOString() ?? row.recorded_at,
-    recordedAt: row.recorded_at,
-    reverses: row.reverses,
-    reason: row.reason,
+    ...recordedView(row),
     reversedBy: row.reversed_by,
   };
 }

@@ -1,18 +1,11 @@
 // Pending transfers and their resolutions to their public representation (docs/ledger.md).
 import type { PendingTransfer } from '../contract/index.js';
-import { isoMicros, toAmount } from './transferView.js';
+import { isoMicros, type MovementRow, toAmount } from './transferView.js';
 
 /** A pending transfer and how it was resolved: the wire contract's shape. */
 export type PendingTransferView = PendingTransfer;
 
-export interface PendingTransferRow {
-  owner_id: string;
-  id: string;
-  debit_account: string;
-  credit_account: string;
-  amount: string;
-  currency: string;
-  reference: string | null;
+export interface PendingTransferRow extends MovementRow {
   recorded_at: string;
   action: 'post' | 'void' | null;
   posted_amount: string | null;

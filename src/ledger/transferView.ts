@@ -5,7 +5,8 @@ import { OnejobError } from '../errors/OnejobError.js';
 /** A recorded transfer: the wire contract's shape. */
 export type TransferView = Transfer;
 
-export interface TransferRow {
+/** The columns a pending transfer and a transfer both have: who moves what between which accounts. */
+export interface MovementRow {
   owner_id: string;
   id: string;
   debit_account: string;
@@ -13,12 +14,18 @@ export interface TransferRow {
   amount: string;
   currency: string;
   reference: string | null;
+}
+
+/** What a transfer's row and each of its entries' rows both say of it. */
+export type RecordedRow = Pick<MovementRow, 'amount' | 'currency' | 'reference'> & {
   effective_at: Date | null;
   /** ISO 8601 with microseconds, formatted by PostgreSQL (see isoMicros). */
   recorded_at: string;
   reverses: string | null;
   reason: string | null;
-}
+};
+
+export type TransferRow = MovementRow & RecordedRow;
 
 /**
  * SQL: a timestamptz as ISO 8601 UTC with microseconds. A JavaScript Date keeps only
@@ -36,6 +43,13 @@ export function transferView(row: TransferRow): TransferView {
     id: row.id,
     debitAccount: row.debit_account,
     creditAccount: row.credit_account,
+    ...recordedView(row),
+  };
+}
+
+/** What a transfer and each of its entries both say of it, as the contract names it. */
+export function recordedView(row: RecordedRow) {
+  return {
     amount: toAmount(row.amount),
     currency: row.currency,
     reference: row.reference,
@@ -68,33 +82,37 @@ export function toAmount(value: string | number): number {
  * recorded by then and not posted or voided by then, read from the rows themselves.
  */
 export const heldAtSql = (asOfParam: string) => `LEFT JOIN LATERAL (
-  SELECT CASE WHEN ${asOfParam}::timestamptz IS NULL THEN
-           (SELECT coalesce(max(t.pending_debits), 0) FROM onejob.ledger_account_totals t
-            WHERE t.owner_id = a.owner_id AND t.account = a.account)
-         ELSE
-           (SELECT coalesce(sum(p.amount), 0) FROM onejob.ledger_pending_transfers p
-            WHERE p.owner_id = a.owner_id AND p.debit_account = a.account AND p.recorded_at <= at.as_of
-              AND NOT EXISTS (SELECT 1 FROM onejob.ledger_pending_resolutions r
-                              WHERE r.owner_id = p.owner_id AND r.pending_id = p.id AND r.recorded_at <= at.as_of))
-         END::text AS held_debits,
-         CASE WHEN ${asOfParam}::timestamptz IS NULL THEN
-           (SELECT coalesce(max(t.pending_credits), 0) FROM onejob.ledger_account_totals t
-            WHERE t.owner_id = a.owner_id AND t.account = a.account)
-         ELSE
-           (SELECT coalesce(sum(p.amount), 0) FROM onejob.ledger_pending_transfers p
-            WHERE p.owner_id = a.owner_id AND p.credit_account = a.account AND p.recorded_at <= at.as_of
-              AND NOT EXISTS (SELECT 1 FROM onejob.ledger_pending_resolutions r
-                              WHERE r.owner_id = p.owner_id AND r.pending_id = p.id AND r.recorded_at <= at.as_of))
-         END::text AS held_credits
+  SELECT ${heldSideSql(asOfParam, 'debit')},
+         ${heldSideSql(asOfParam, 'credit')}
 ) h ON true`;
 
-/** The sums of one account row: posted, held and what is available (see the Balance schema). */
-export function accountSums(row: {
+/** One side of heldAtSql: `held_debits` or `held_credits`. */
+const heldSideSql = (
+  asOfParam: string,
+  side: 'debit' | 'credit',
+) => `CASE WHEN ${asOfParam}::timestamptz IS NULL THEN
+           (SELECT coalesce(max(t.pending_${side}s), 0) FROM onejob.ledger_account_totals t
+            WHERE t.owner_id = a.owner_id AND t.account = a.account)
+         ELSE
+           (SELECT coalesce(sum(p.amount), 0) FROM onejob.ledger_pending_transfers p
+            WHERE p.owner_id = a.owner_id AND p.${side}_account = a.account AND p.recorded_at <= at.as_of
+              AND NOT EXISTS (SELECT 1 FROM onejob.ledger_pending_resolutions r
+                              WHERE r.owner_id = p.owner_id AND r.pending_id = p.id AND r.recorded_at <= at.as_of))
+         END::text AS held_${side}s`;
+
+/** An account row with its posted and held sums, as the balance queries read it (bigints as text). */
+export interface AccountSumsRow {
+  account: string;
+  currency: string;
+  as_of: string;
   debits: string;
   credits: string;
   held_debits: string;
   held_credits: string;
-}) {
+}
+
+/** The sums of one account row: posted, held and what is available (see the Balance schema). */
+export function accountSums(row: AccountSumsRow) {
   const debits = toAmount(row.debits);
   const credits = toAmount(row.credits);
   const heldDebits = toAmount(row.held_debits);

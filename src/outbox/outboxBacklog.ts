@@ -1,16 +1,12 @@
-import type { PublisherBacklog } from '../contract/index.js';
+import type { DeliveryStateCount, PublisherBacklog } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 
-/** One publisher's backlog: deliveries still to make and the age of the oldest (the wire contract's shape). */
-export type { PublisherBacklog };
-
-/** How many deliveries one publisher has in one state, and when the oldest was written. */
-export interface DeliveryStateCount {
-  publisher: string;
-  state: 'pending' | 'published' | 'dead';
-  count: number;
-  oldestAt: string;
-}
+/**
+ * One publisher's backlog: deliveries still to make and the age of the oldest; how many
+ * deliveries one publisher has in one state, and when the oldest was written (the wire
+ * contract's shapes).
+ */
+export type { DeliveryStateCount, PublisherBacklog };
 
 /** Filter of `outboxBacklog`. */
 export interface BacklogQuery {
