@@ -2,7 +2,7 @@ import type { Balance } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { checkAccount, checkAsOf } from './checkTransferRequest.js';
-import { type AccountSumsRow, accountSums, heldAtSql, isoMicros } from './transferView.js';
+import { ACCOUNT_SUMS_COLUMNS, type AccountSumsRow, accountSums, accountSumsJoins } from './transferView.js';
 
 /** An account's balance at an instant: the sum of its entries (the wire contract's shape). */
 export type { Balance };
@@ -12,16 +12,10 @@ export type { Balance };
 // database clock, to the microsecond like recorded_at.
 const BALANCE_SQL = `
 WITH at AS (SELECT coalesce($3::timestamptz, clock_timestamp()) AS as_of)
-SELECT a.account, a.currency, ${isoMicros('at.as_of')} AS as_of,
-       coalesce(sum(e.amount) FILTER (WHERE e.side = 'debit'), 0)::text AS debits,
-       coalesce(sum(e.amount) FILTER (WHERE e.side = 'credit'), 0)::text AS credits,
-       h.held_debits, h.held_credits
+SELECT ${ACCOUNT_SUMS_COLUMNS}
 FROM at
 JOIN onejob.ledger_accounts a ON a.owner_id = $1 AND a.account = $2
-LEFT JOIN onejob.ledger_entries e
-  ON e.owner_id = a.owner_id AND e.account = a.account AND e.recorded_at <= at.as_of
-${heldAtSql('$3')}
-GROUP BY a.account, a.currency, at.as_of, h.held_debits, h.held_credits`;
+${accountSumsJoins('$3')}`;
 
 /**
  * The balance of an owner's account as recorded at or before `asOf` (default: now).

@@ -1,7 +1,7 @@
 import type { AccountBalance, AccountPage, AccountsQuery } from '../contract/index.js';
 import type { Queryable } from '../db/createPool.js';
 import { checkAccount, checkAsOf, type InstantInput } from './checkTransferRequest.js';
-import { type AccountSumsRow, accountSums, heldAtSql, isoMicros } from './transferView.js';
+import { ACCOUNT_SUMS_COLUMNS, type AccountSumsRow, accountSums, accountSumsJoins } from './transferView.js';
 
 export type { AccountBalance, AccountPage };
 
@@ -18,17 +18,11 @@ export type ListAccountsQuery = Omit<AccountsQuery, 'asOf' | 'after'> & {
 // key. An account opened after asOf did not exist then, so it is left out.
 const ACCOUNTS_SQL = `
 WITH at AS (SELECT coalesce($2::timestamptz, clock_timestamp()) AS as_of)
-SELECT a.account, a.currency, ${isoMicros('at.as_of')} AS as_of,
-       coalesce(sum(e.amount) FILTER (WHERE e.side = 'debit'), 0)::text AS debits,
-       coalesce(sum(e.amount) FILTER (WHERE e.side = 'credit'), 0)::text AS credits,
-       h.held_debits, h.held_credits
+SELECT ${ACCOUNT_SUMS_COLUMNS}
 FROM at
 JOIN onejob.ledger_accounts a
   ON a.owner_id = $1 AND a.created_at <= at.as_of AND ($3::text IS NULL OR a.account > $3)
-LEFT JOIN onejob.ledger_entries e
-  ON e.owner_id = a.owner_id AND e.account = a.account AND e.recorded_at <= at.as_of
-${heldAtSql('$2')}
-GROUP BY a.account, a.currency, at.as_of, h.held_debits, h.held_credits
+${accountSumsJoins('$2')}
 ORDER BY a.account
 LIMIT $4`;
 

@@ -100,6 +100,21 @@ const heldSideSql = (
                               WHERE r.owner_id = p.owner_id AND r.pending_id = p.id AND r.recorded_at <= at.as_of))
          END::text AS held_${side}s`;
 
+/**
+ * SQL: the select list of an AccountSumsRow, for an account `a` as of `at.as_of` joined by
+ * accountSumsJoins. A balance and a page of accounts sum alike.
+ */
+export const ACCOUNT_SUMS_COLUMNS = `a.account, a.currency, ${isoMicros('at.as_of')} AS as_of,
+       coalesce(sum(e.amount) FILTER (WHERE e.side = 'debit'), 0)::text AS debits,
+       coalesce(sum(e.amount) FILTER (WHERE e.side = 'credit'), 0)::text AS credits,
+       h.held_debits, h.held_credits`;
+
+/** SQL: after the join that picks the accounts `a`, their entries up to `at.as_of` and held sums, per account. */
+export const accountSumsJoins = (asOfParam: string) => `LEFT JOIN onejob.ledger_entries e
+  ON e.owner_id = a.owner_id AND e.account = a.account AND e.recorded_at <= at.as_of
+${heldAtSql(asOfParam)}
+GROUP BY a.account, a.currency, at.as_of, h.held_debits, h.held_credits`;
+
 /** An account row with its posted and held sums, as the balance queries read it (bigints as text). */
 export interface AccountSumsRow {
   account: string;
