@@ -90,8 +90,8 @@ export const CLAIM_SQL_PARAMS = sqlParams(CLAIM_PARAMS);
  * the placeholder of each parameter, its event rows are in the CTE named `events`. The
  * worker's completion that also claims (completeAndClaim.ts) puts them after its own.
  */
-export function claimCtes(p: Param = CLAIM_SQL_PARAMS.$, events = 'events'): string {
-  return `${turnCtes(p)}${paceCtes(p)}${startCtes(p, events)}`;
+export function claimCtes(p: Param = CLAIM_SQL_PARAMS.$, events = 'events', capped = true): string {
+  return `${turnCtes(p)}${paceCtes(p, capped)}${startCtes(p, events, capped)}`;
 }
 
 /** `owners`, `shares` and `picked`: whose jobs, how many each, which ones. */
@@ -158,19 +158,36 @@ picked AS (
 `;
 }
 
-/** `paced`, `slots` and `chosen`: the picked jobs whose provider is neither paused nor full. */
-function paceCtes(p: Param): string {
-  return `paced AS (
-  SELECT pk.*, pv.provider,
-         row_number() OVER (PARTITION BY pv.provider ORDER BY pk.rank, pk.turn) AS in_line
+/**
+ * `paced`, `slots` and `chosen`: the picked jobs whose provider is neither paused nor full.
+ * Without a capped provider (`capped` false) there are no slots to take: the statement
+ * leaves them out, and with them a probe of the slot table per claimed job.
+ */
+function paceCtes(p: Param, capped: boolean): string {
+  const paced = `paced AS (
+  SELECT pk.*, pv.provider${capped ? ',\n         row_number() OVER (PARTITION BY pv.provider ORDER BY pk.rank, pk.turn) AS in_line' : ''}
   FROM picked pk
   CROSS JOIN LATERAL (
     SELECT ${p.config}::jsonb -> pk.operation -> 'providers'
              ->> (pk.attempt_count % jsonb_array_length(${p.config}::jsonb -> pk.operation -> 'providers')) AS provider
   ) pv
-  WHERE NOT EXISTS (SELECT 1 FROM onejob.provider_pauses z WHERE z.provider = pv.provider AND z.until > now())
+  -- The paused providers are read once per statement (an uncorrelated subquery: one scan
+  -- of a table with a row per provider ever paused), not probed once per picked job.
+  WHERE pv.provider <> ALL(ARRAY(SELECT z.provider FROM onejob.provider_pauses z WHERE z.until > now()))
 ),
-slots AS (
+`;
+  if (!capped)
+    return `${paced}chosen AS (
+  SELECT c.*, row_number() OVER (ORDER BY c.rank, c.turn) AS k FROM (
+    -- Never a capped provider's job without a slot, should this statement meet one.
+    SELECT pc.*, NULL::int AS slot_no FROM paced pc
+    WHERE NOT (${p.providerCaps}::jsonb ? pc.provider)
+    ORDER BY pc.rank, pc.turn
+    LIMIT ${p.limit}
+  ) c
+),
+`;
+  return `${paced}slots AS (
   SELECT t.provider, t.slot_no, row_number() OVER (PARTITION BY t.provider ORDER BY t.slot_no) AS in_line
   -- As many slots as the batch has jobs for the provider: a slot locked and left unused
   -- would be skipped by another worker's claim meanwhile.
@@ -198,7 +215,7 @@ chosen AS (
 }
 
 /** `moved` to `events`: the chosen jobs running, their attempts, slots and audit rows. */
-function startCtes(p: Param, events: string): string {
+function startCtes(p: Param, events: string, capped: boolean): string {
   // The chosen ids as one array: the update probes the primary key for each, whatever
   // the planner guesses of how many were chosen (a join it thought large read every job).
   return `moved AS (
@@ -221,13 +238,17 @@ started AS (
   FROM numbered
   RETURNING ${ATTEMPT_COLUMNS}
 ),
-held AS (
+${
+  capped
+    ? `held AS (
   UPDATE onejob.provider_slots s SET holder = st.id, taken_at = now()
   FROM started st JOIN numbered nb ON nb.id = st.job_id
   WHERE s.provider = nb.provider AND s.slot_no = nb.slot_no
   RETURNING s.slot_no
 ),
-${events} AS (
+`
+    : ''
+}${events} AS (
   SELECT (${p.eventIds}::uuid[])[nb.k] AS event_id, s.job_id, nb.owner_id, s.id AS attempt_id,
          'attempt_started'::text AS type,
          jsonb_build_object('attemptId', s.id, 'n', s.n, 'provider', s.provider, 'origin', s.origin,
@@ -255,11 +276,20 @@ export function claimTurnColumns(p: Param = CLAIM_SQL_PARAMS.$): string {
             AND (SELECT count(*) FROM picked pk WHERE pk.turn = sh.turn) >= sh.fair) AS more`;
 }
 
-export const CLAIM_BATCH_SQL = `
-WITH RECURSIVE ${claimCtes()}
+/** The claim on its own; `capped`: some provider this worker calls has a `maxConcurrency`. */
+export const claimBatchSql = (capped: boolean) => `
+WITH RECURSIVE ${claimCtes(CLAIM_SQL_PARAMS.$, 'events', capped)}
 SELECT ${claimTurnColumns()}, c.*
 FROM (SELECT 1) AS one LEFT JOIN (${CLAIMED_ROWS_SQL}) AS c ON true
 ORDER BY c.k`;
+
+/** The claim with provider slots: the statement the plan tests read. */
+export const CLAIM_BATCH_SQL = claimBatchSql(true);
+const CLAIM_BATCH_UNCAPPED_SQL = claimBatchSql(false);
+
+/** Whether a claim must take provider slots: a provider it may call has a `maxConcurrency`. */
+export const takesSlots = (worker: Pick<ClaimRequest, 'limits'>): boolean =>
+  Object.keys(worker.limits?.providers ?? {}).length > 0;
 
 // The claim must walk each owner's queued jobs in index order and stop after its share.
 // Without statistics (a queue filled faster than autovacuum analyses it), PostgreSQL guesses a
@@ -418,7 +448,13 @@ export async function claimQueuedJobs(
 ): Promise<ClaimedAttempt[]> {
   if (worker.limit <= 0) return [];
   const values = CLAIM_SQL_PARAMS.values(await claimValues(operations, worker));
-  const rows = await batchQuery<ClaimRow>(target, 'onejob-claim-batch', CLAIM_BATCH_SQL, values);
+  const capped = takesSlots(worker);
+  const rows = await batchQuery<ClaimRow>(
+    target,
+    capped ? 'onejob-claim-batch' : 'onejob-claim-batch-uncapped',
+    capped ? CLAIM_BATCH_SQL : CLAIM_BATCH_UNCAPPED_SQL,
+    values,
+  );
   noteTurns(worker, rows);
   // One row even when nothing was claimed: it carries the turn columns only.
   return rows.filter((r) => r.id !== null).map(claimedAttempt);

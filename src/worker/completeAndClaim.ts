@@ -26,18 +26,23 @@ import {
   claimTurnColumns,
   claimValues,
   noteTurns,
+  takesSlots,
 } from './claimJobs.js';
 
 // The claim's parameters come after the completion's.
 const CLAIM_AFTER_WIN = WIN_PARAMS.followedBy(CLAIM_PARAMS);
 
 // The winners as one JSON array on every row, and one row even when nothing was claimed.
-export const COMPLETE_AND_CLAIM_SQL = `
+// `capped`: the claim takes provider slots (claimJobs.ts, `takesSlots`).
+const completeAndClaimSql = (capped: boolean) => `
 WITH RECURSIVE ${WIN_MANY_CTES},
-${claimCtes(CLAIM_AFTER_WIN.$, 'claim_events')}
+${claimCtes(CLAIM_AFTER_WIN.$, 'claim_events', capped)}
 SELECT (SELECT coalesce(jsonb_agg(jsonb_build_array(attempt_id, version)), '[]'::jsonb) FROM won) AS won,
   ${claimTurnColumns(CLAIM_AFTER_WIN.$)}, c.*
 FROM (SELECT 1) AS one LEFT JOIN (${CLAIMED_ROWS_SQL}) AS c ON true`;
+
+export const COMPLETE_AND_CLAIM_SQL = completeAndClaimSql(true);
+const COMPLETE_AND_CLAIM_UNCAPPED_SQL = completeAndClaimSql(false);
 
 export interface CompletedAndClaimed {
   /** Attempts that won, with their job's new version (as completeWinners returns them). */
@@ -63,7 +68,13 @@ export async function completeAndClaim(
     ...(winManyValues(offered) as LiteralValue[]),
     ...CLAIM_AFTER_WIN.values(await claimValues(operations, worker)),
   ];
-  const rows = await batchQuery<Row>(target, 'onejob-complete-and-claim', COMPLETE_AND_CLAIM_SQL, values);
+  const capped = takesSlots(worker);
+  const rows = await batchQuery<Row>(
+    target,
+    capped ? 'onejob-complete-and-claim' : 'onejob-complete-and-claim-uncapped',
+    capped ? COMPLETE_AND_CLAIM_SQL : COMPLETE_AND_CLAIM_UNCAPPED_SQL,
+    values,
+  );
   const winners = new Map((rows[0]?.won ?? []).map(([id, version]) => [id, Number(version)]));
   noteTurns(worker, rows as Pick<ClaimRow, 'next_after' | 'more'>[]);
   const claimedRows = rows
