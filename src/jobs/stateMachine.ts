@@ -1,7 +1,8 @@
 // The attempt and job state machine as plain functions over plain data. The SQL that
 // changes states takes its WHERE lists from these tables and its decisions from these
-// functions, so an illegal transition cannot be written; the property test runs the
-// same functions through random interleavings.
+// functions, so an illegal transition cannot be written; the property test runs random
+// interleavings of commands through that SQL and checks the rows against a model of one
+// job built on the same functions (test/attempts/jobMachine.ts).
 import { type AttemptState, LIVE_ATTEMPT_STATES } from '../vocabulary/attemptStates.js';
 import { type JobState, OPEN_JOB_STATES, TERMINAL_JOB_STATES } from '../vocabulary/jobStates.js';
 
@@ -115,17 +116,4 @@ export function settleAfterAttempt(s: SettleInput): Settlement {
   if (s.attemptCount < s.maxAttempts && s.final !== true) return { state: 'queued', retry: true };
   if (s.ended === 'unknown' || s.othersUnknown > 0) return { state: 'unknown', retry: false };
   return { state: 'failed', retry: false };
-}
-
-/** Completion by compare-and-swap: the attempt wins only if nothing changed the job since it started. */
-export function winsCompareAndSwap(
-  job: { version: number; completedBy: unknown; state: JobState },
-  attempt: { jobVersion: number; state: AttemptState },
-): boolean {
-  return (
-    job.completedBy === null &&
-    job.version === attempt.jobVersion &&
-    !TERMINAL_JOB_STATES.includes(job.state) &&
-    LIVE_ATTEMPT_STATES.includes(attempt.state)
-  );
 }

@@ -2,12 +2,10 @@
 // attempts it holds, turning other workers' expired leases into definite failures or
 // unknown outcomes, reconciling unknown attempts, and recounting the unknown-jobs gauge.
 import { DatabaseOutage } from '../db/databaseOutage.js';
-import { type AfterCommit, afterFailure, afterUnknown } from '../jobs/afterCommit.js';
 import type { AttemptRow } from '../jobs/attemptRow.js';
-import { failAttempt } from '../jobs/failAttempt.js';
-import { markUnknown } from '../jobs/markUnknown.js';
 import { periodicTask } from '../time/periodicTask.js';
-import { claimUnknownAttempt, type ExpiredLease, findExpiredLeases, renewLeases } from './leases.js';
+import { expireLease } from './expireLease.js';
+import { claimUnknownAttempt, findExpiredLeases, renewLeases } from './leases.js';
 import { type ReconcileJob, reconcileAttempt } from './reconcileAttempt.js';
 import { settled, type WorkerContext } from './workerContext.js';
 
@@ -81,7 +79,7 @@ async function heartbeat({ ctx }: Housekeeper): Promise<void> {
 async function maintain(h: Housekeeper): Promise<void> {
   const { ctx } = h;
   const { pool } = ctx.deps;
-  for (const expired of await findExpiredLeases(pool)) settled(ctx, await expireLease(ctx, expired));
+  for (const expired of await findExpiredLeases(pool)) settled(ctx, await expireLease(ctx.deps, expired));
   for (let i = 0; i < 5 && ctx.running(); i++) {
     const unknown = await claimUnknownAttempt(pool, ctx.id, ctx.settings.leaseMs);
     if (!unknown) break;
@@ -95,46 +93,6 @@ async function maintain(h: Housekeeper): Promise<void> {
     ctx.deps.metrics.jobsUnknown.set(rows[0]?.n ?? 0);
     await gaugePauses(ctx);
   }
-}
-
-/**
- * An attempt whose worker stopped renewing its lease: one that never called its provider
- * failed definitely; one that did has an unknown outcome.
- */
-async function expireLease(ctx: WorkerContext, expired: ExpiredLease): Promise<AfterCommit> {
-  const { pool, operations } = ctx.deps;
-  if (expired.state === 'starting') {
-    const failed = await failAttempt(
-      pool,
-      operations,
-      expired.id,
-      {
-        error: {
-          code: 'lease_expired_before_call',
-          message: 'the worker stopped before calling the provider',
-        },
-      },
-      { from: ['starting'], leaseExpiredOnly: true },
-    );
-    return afterFailure(expired.job_id, failed);
-  }
-  const marked = await markUnknown(
-    pool,
-    operations,
-    expired.id,
-    { code: 'lease_expired', message: 'the worker running this attempt stopped renewing its lease' },
-    { leaseExpiredOnly: true },
-  );
-  return {
-    ...afterUnknown(expired.job_id, marked),
-    log: marked.marked
-      ? {
-          level: 'warn',
-          message: 'lease expired: attempt outcome unknown',
-          fields: { attemptId: expired.id, job: marked.job },
-        }
-      : undefined,
-  };
 }
 
 async function reconcile(ctx: WorkerContext, attempt: AttemptRow): Promise<void> {

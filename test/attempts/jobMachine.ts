@@ -1,7 +1,8 @@
 // One job and its attempts as a pure value, stepped by the commands the engine runs
-// (start, complete, fail, timeout, lease expiry, abandon, cancel). The SQL functions in
-// src/jobs make the same decisions through the same helpers; this model is what the
-// property test drives through random interleavings.
+// (start, claim, run, complete, fail, timeout, lease expiry, stream claim, abandon,
+// cancel). It is what the database should hold after each of them: the property test
+// (stateMachine.property.test.ts) runs the same commands through the production SQL and
+// compares every answer and every row with this model.
 import {
   type AttemptState,
   canMoveAttempt,
@@ -11,7 +12,7 @@ import {
   refuseStart,
   type StartRefusal,
   settleAfterAttempt,
-  winsCompareAndSwap,
+  TERMINAL_JOB_STATES,
 } from '../../src/jobs/stateMachine.js';
 
 export interface MachineAttempt {
@@ -29,11 +30,13 @@ export interface Machine {
 
 export type Command =
   | { kind: 'start' }
+  | { kind: 'claim' }
   | { kind: 'run'; n: number }
   | { kind: 'complete'; n: number }
   | { kind: 'fail'; n: number }
   | { kind: 'timeout'; n: number }
   | { kind: 'leaseExpired'; n: number }
+  | { kind: 'claimStream'; n: number }
   | { kind: 'abandon'; n: number }
   | { kind: 'cancel' };
 
@@ -42,7 +45,10 @@ export type StepResult =
       ok: true;
       outcome:
         | 'started'
+        | 'claimed'
+        | 'nothing_claimed'
         | 'running'
+        | 'stream_claimed'
         | 'won'
         | 'lost_race'
         | 'discarded'
@@ -52,7 +58,10 @@ export type StepResult =
         | 'cancelled'
         | 'noop';
     }
-  | { ok: false; refusal: StartRefusal | 'attempt_not_abandonable' | 'not_live' | 'no_such_attempt' };
+  | {
+      ok: false;
+      refusal: StartRefusal | 'attempt_not_abandonable' | 'not_live' | 'no_such_attempt' | 'stream_taken';
+    };
 
 export function newMachine(exclusive: boolean, maxAttempts: number): Machine {
   return {
@@ -64,6 +73,19 @@ export function newMachine(exclusive: boolean, maxAttempts: number): Machine {
 }
 
 const isLive = (a: MachineAttempt) => LIVE_ATTEMPT_STATES.includes(a.state);
+
+/** Completion by compare-and-swap: the attempt wins only if nothing changed the job since it started. */
+export function winsCompareAndSwap(
+  job: { version: number; completedBy: unknown; state: JobState },
+  attempt: { jobVersion: number; state: AttemptState },
+): boolean {
+  return (
+    job.completedBy === null &&
+    job.version === attempt.jobVersion &&
+    !TERMINAL_JOB_STATES.includes(job.state) &&
+    LIVE_ATTEMPT_STATES.includes(attempt.state)
+  );
+}
 
 function moveAttempt(a: MachineAttempt, to: AttemptState): void {
   if (!canMoveAttempt(a.state, to)) throw new Error(`illegal attempt transition ${a.state} -> ${to}`);
@@ -102,27 +124,58 @@ export function step(input: Machine, cmd: Command): { machine: Machine; result: 
   const find = (n: number) => m.attempts.find((a) => a.n === n);
   const done = (result: StepResult) => ({ machine: m, result });
 
+  const refusal = () =>
+    refuseStart({
+      jobState: m.job.state,
+      exclusive: m.exclusive,
+      live: m.attempts.filter(isLive).map((a) => a.state),
+      attemptCount: m.job.attemptCount,
+      maxAttempts: m.maxAttempts,
+    });
+  const begin = (state: 'starting' | 'running') => {
+    m.job.attemptCount += 1;
+    m.attempts.push({ n: m.job.attemptCount, state, jobVersion: m.job.version });
+    moveJob(m, 'running');
+  };
+
   switch (cmd.kind) {
     case 'start': {
-      const refusal = refuseStart({
-        jobState: m.job.state,
-        exclusive: m.exclusive,
-        live: m.attempts.filter(isLive).map((a) => a.state),
-        attemptCount: m.job.attemptCount,
-        maxAttempts: m.maxAttempts,
-      });
-      if (refusal) return done({ ok: false, refusal });
-      m.job.attemptCount += 1;
-      m.attempts.push({ n: m.job.attemptCount, state: 'starting', jobVersion: m.job.version });
-      moveJob(m, 'running');
+      const refused = refusal();
+      if (refused) return done({ ok: false, refusal: refused });
+      begin('starting');
       return done({ ok: true, outcome: 'started' });
+    }
+    case 'claim': {
+      // The worker's claim takes only a queued job (its backoff over) that may start an attempt, already running.
+      if (m.job.state !== 'queued' || refusal()) return done({ ok: true, outcome: 'nothing_claimed' });
+      begin('running');
+      return done({ ok: true, outcome: 'claimed' });
     }
     case 'run': {
       const a = find(cmd.n);
       if (!a) return done({ ok: false, refusal: 'no_such_attempt' });
       if (a.state !== 'starting') return done({ ok: false, refusal: 'not_live' });
+      // A sibling won before this attempt called its provider: the call is never made.
+      if (m.job.completedBy !== null || TERMINAL_JOB_STATES.includes(m.job.state)) {
+        moveAttempt(a, 'failed');
+        return done({ ok: true, outcome: 'failed' });
+      }
       moveAttempt(a, 'running');
       return done({ ok: true, outcome: 'running' });
+    }
+    case 'claimStream': {
+      const a = find(cmd.n);
+      if (!a) return done({ ok: false, refusal: 'no_such_attempt' });
+      // The abandon's mechanism: the version moves on and only this attempt carries it.
+      if (
+        (a.state !== 'running' && a.state !== 'unknown') ||
+        m.job.completedBy !== null ||
+        m.job.version !== a.jobVersion
+      )
+        return done({ ok: false, refusal: 'stream_taken' });
+      m.job.version += 1;
+      a.jobVersion = m.job.version;
+      return done({ ok: true, outcome: 'stream_claimed' });
     }
     case 'complete': {
       const a = find(cmd.n);
