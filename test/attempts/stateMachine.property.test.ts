@@ -399,8 +399,15 @@ describe('attempt state machine, through the database', () => {
     );
   });
 
-  /** Runs a fixed script through the same steps, each answer and row checked against the model. */
-  async function script(exclusive: boolean, commands: Command[]): Promise<string[]> {
+  /**
+   * Runs a fixed script through the same steps, each answer and row checked against the
+   * model: commands apart by spaces, an attempt's number after its command (`run2`).
+   */
+  async function script(exclusive: boolean, text: string): Promise<string[]> {
+    const commands = text.split(' ').map((word) => {
+      const [, kind, n] = /^([a-zA-Z]+)(\d*)$/.exec(word)!;
+      return (n ? { kind, n: Number(n) } : { kind }) as Command;
+    });
     const answers: string[] = [];
     await withJob(exclusive, 3, async (world, real) => {
       for (const cmd of commands) answers.push(await new Step(cmd as Spec).apply(world, real));
@@ -410,42 +417,30 @@ describe('attempt state machine, through the database', () => {
 
   it('a late result after abandon or cancel is discarded, never a win', async () => {
     for (const exclusive of [true, false]) {
-      for (const last of [{ kind: 'abandon', n: 1 } as const, { kind: 'cancel' } as const]) {
-        const answers = await script(exclusive, [
-          { kind: 'start' },
-          { kind: 'run', n: 1 },
-          { kind: 'timeout', n: 1 },
-          last,
-          { kind: 'complete', n: 1 },
-        ]);
-        expect(answers.slice(-2)).toEqual([last.kind === 'abandon' ? 'abandoned' : 'cancelled', 'discarded']);
-      }
+      expect(await script(exclusive, 'start run1 timeout1 abandon1 complete1')).toEqual([
+        'started',
+        'running',
+        'unknown',
+        'abandoned',
+        'discarded',
+      ]);
+      expect((await script(exclusive, 'start run1 timeout1 cancel complete1')).slice(-2)).toEqual([
+        'cancelled',
+        'discarded',
+      ]);
     }
   });
 
   it('a stream claim fences out its running siblings: their results lose the race to the claimer', async () => {
-    const answers = await script(false, [
-      { kind: 'start' },
-      { kind: 'start' },
-      { kind: 'run', n: 1 },
-      { kind: 'run', n: 2 },
-      { kind: 'claimStream', n: 1 },
-      { kind: 'claimStream', n: 2 },
-      { kind: 'complete', n: 2 },
-      { kind: 'complete', n: 1 },
-    ]);
+    const answers = await script(
+      false,
+      'start start run1 run2 claimStream1 claimStream2 complete2 complete1',
+    );
     expect(answers.slice(-4)).toEqual(['stream_claimed', 'stream_taken', 'lost_race', 'won']);
   });
 
   it('an abandon fences out only the abandoned attempt: a sibling started before it can still win', async () => {
-    const answers = await script(false, [
-      { kind: 'claim' },
-      { kind: 'start' },
-      { kind: 'run', n: 2 },
-      { kind: 'abandon', n: 1 },
-      { kind: 'complete', n: 1 },
-      { kind: 'complete', n: 2 },
-    ]);
+    const answers = await script(false, 'claim start run2 abandon1 complete1 complete2');
     expect(answers.slice(-3)).toEqual(['abandoned', 'discarded', 'won']);
   });
 });
