@@ -7,6 +7,7 @@ export const budgetParamsSchema = {
   type: 'object',
   required: ['ownerId', 'currency'],
   properties: { ownerId: { type: 'string' }, currency: { type: 'string' } },
+  additionalProperties: false,
 } as const;
 
 /** The body of `PUT /v1/budgets/{ownerId}/{currency}`. */

@@ -7,6 +7,7 @@ export const inboxSourceParamsSchema = {
   type: 'object',
   required: ['source'],
   properties: { source: { type: 'string' } },
+  additionalProperties: false,
 } as const;
 
 /** The query of `GET /v1/inbox-events` and of the dashboard's summaries. */

@@ -74,6 +74,7 @@ export const attemptParamsSchema = {
     ...idParamsSchema.properties,
     n: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
   },
+  additionalProperties: false,
 } as const;
 
 /** The body of `POST /v1/jobs/{id}/attempts/{n}/abandon`. */

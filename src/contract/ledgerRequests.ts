@@ -64,6 +64,7 @@ export const accountParamsSchema = {
   type: 'object',
   required: ['account'],
   properties: { account: { type: 'string' } },
+  additionalProperties: false,
 } as const;
 
 const asOf = {

@@ -18,6 +18,7 @@ export const deadLetterParamsSchema = {
   type: 'object',
   required: ['id'],
   properties: { id: { type: 'string', description: 'Event id' } },
+  additionalProperties: false,
 } as const;
 
 /** The body of `POST /v1/outbox/dead-letters/{id}/replay` (none: every publisher it is dead for). */

@@ -7,6 +7,7 @@ export const providerParamsSchema = {
   type: 'object',
   required: ['name'],
   properties: { name: { type: 'string', maxLength: 64 } },
+  additionalProperties: false,
 } as const;
 
 /** The body of `POST /v1/providers/{name}/verify`. */
