@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RetryInfo } from '../../src/client/index.js';
 import { createClient, newIntentKey } from '../../src/client/index.js';
-import { type SpawnedOnejob, spawnOnejob } from '../helpers/spawnOnejob.js';
+import { apiBase, type SpawnedOnejob, spawnOnejob } from '../helpers/spawnOnejob.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 import { startFaultyProxy } from './faultyProxy.js';
 
@@ -30,9 +30,7 @@ function serve(failpoints?: string): { process: SpawnedOnejob; url: Promise<stri
     ONEJOB_FAILPOINTS: failpoints,
   });
   spawned.push(process);
-  const url = process
-    .waitForOutput(/API\s+http:\/\/\S+\/v1\/jobs/)
-    .then((line) => /(http:\/\/\S+)\/v1\/jobs/.exec(line)![1]!);
+  const url = apiBase(process, 90_000);
   return { process, url };
 }
 

@@ -4,6 +4,7 @@
 // and answers GET {path}/{key} from that memory (the provider's status endpoint).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { untilSignalled } from './until.js';
 
 /** Holds whoever waits on it until the test opens it. */
 export class Gate {
@@ -166,25 +167,15 @@ export async function startFakePaymentServer(
       script = s;
     },
     waitForRequests(count, filter = () => true, timeoutMs = 45_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
+      return untilSignalled(
+        listeners,
+        () => {
           const matching = requests.filter(filter);
-          if (matching.length >= count) {
-            cleanup();
-            resolve(matching);
-          }
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`timed out waiting for ${count} requests; got ${requests.filter(filter).length}`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          listeners.delete(check);
-        };
-        listeners.add(check);
-        check();
-      });
+          return matching.length >= count ? matching : undefined;
+        },
+        timeoutMs,
+        () => `timed out waiting for ${count} requests; got ${requests.filter(filter).length}`,
+      );
     },
     async close() {
       server.closeAllConnections();

@@ -1,7 +1,10 @@
 // Runs `onejob` from source in a child process, for tests that kill it (failpoints with
-// `kill`) or need several processes against one database.
+// `kill`) or need several processes against one database; `spawnWatched` runs any other
+// command (`npm start`) the same way.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { untilSignalled } from './until.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
@@ -26,10 +29,29 @@ export function spawnOnejob(
   /** `detached`: a process group of its own, as a terminal gives a foreground command. */
   options: { detached?: boolean } = {},
 ): SpawnedOnejob {
+  return spawnWatched(process.execPath, ['--import', TSX, MAIN, ...args], env, cwd, {
+    ...options,
+    name: 'onejob',
+  });
+}
+
+/**
+ * Runs `command` with this process's environment and `LOG_LEVEL=info` under `env` (an
+ * undefined value removes the variable), keeping its stdout and stderr for the test to watch.
+ */
+export function spawnWatched(
+  command: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  cwd: string,
+  /** `name`: what errors call the process (default: `command`). */
+  options: { detached?: boolean; name?: string } = {},
+): SpawnedOnejob {
+  const name = options.name ?? command;
   const merged: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...process.env, LOG_LEVEL: 'info', ...env }))
     if (v !== undefined) merged[k] = v;
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+  const child = spawn(command, args, {
     cwd,
     env: merged,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -58,32 +80,45 @@ export function spawnOnejob(
     output: () => out,
     exited,
     waitForOutput(pattern, timeoutMs = 90_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
+      return untilSignalled(
+        listeners,
+        () => {
           const line = out.split('\n').find((l) => pattern.test(l));
-          if (line !== undefined) {
-            cleanup();
-            resolve(line);
-          } else if (done) {
-            cleanup();
-            reject(new Error(`onejob exited before printing ${pattern}:\n${out}`));
-          }
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`timed out waiting for ${pattern}:\n${out}`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          listeners.delete(check);
-        };
-        listeners.add(check);
-        check();
-      });
+          if (line === undefined && done)
+            throw new Error(`${name} exited before printing ${pattern}:\n${out}`);
+          return line;
+        },
+        timeoutMs,
+        () => `timed out waiting for ${pattern}:\n${out}`,
+      );
     },
     async kill(signal = 'SIGTERM') {
       if (!done) child.kill(signal);
       return exited;
     },
   };
+}
+
+/**
+ * The environment of a plain `onejob serve` in a project folder: no database URL, keys,
+ * config or admin token, so it starts the folder's embedded PostgreSQL; any free port.
+ */
+export const EMBEDDED_SERVE_ENV = {
+  DATABASE_URL: undefined,
+  ONEJOB_API_KEYS: undefined,
+  ONEJOB_CONFIG: undefined,
+  ONEJOB_ADMIN_TOKEN: undefined,
+  PORT: '0',
+};
+
+/** The API's base URL from the banner line `API  http://…/v1/jobs`, once the server prints it. */
+export const API_BANNER = /API\s+(http:\/\/\S+)\/v1\/jobs/;
+
+export async function apiBase(server: SpawnedOnejob, timeoutMs = 120_000): Promise<string> {
+  return API_BANNER.exec(await server.waitForOutput(API_BANNER, timeoutMs))![1]!;
+}
+
+/** The PID of the embedded PostgreSQL serving the project folder `cwd`. */
+export async function embeddedPostmasterPid(cwd: string): Promise<number> {
+  return Number((await readFile(join(cwd, '.onejob', 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0]);
 }

@@ -1,5 +1,7 @@
 // The one polling helper of tests, chaos and bench: it waits for a fact (never a fixed
-// sleep), re-reading it every `everyMs`, up to `timeoutMs`.
+// sleep), re-reading it every `everyMs`, up to `timeoutMs`. Where the fact's source says
+// when it changed (a listener called on output or on a request), `untilSignalled` re-reads
+// it then instead.
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -33,4 +35,42 @@ export async function until<T>(
       );
     await sleep(everyMs);
   }
+}
+
+/**
+ * Resolves with what `check` finds (anything but undefined), reading it now and each time one
+ * of `listeners` is called; rejects when `check` throws, or after `timeoutMs` with `timedOut()`.
+ */
+export function untilSignalled<T>(
+  listeners: Set<() => void>,
+  check: () => T | undefined,
+  timeoutMs: number,
+  timedOut: () => string,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const read = () => {
+      let found: T | undefined;
+      try {
+        found = check();
+      } catch (error) {
+        cleanup();
+        reject(error);
+        return;
+      }
+      if (found !== undefined) {
+        cleanup();
+        resolve(found);
+      }
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(timedOut()));
+    }, timeoutMs);
+    const cleanup = () => {
+      clearTimeout(timer);
+      listeners.delete(read);
+    };
+    listeners.add(read);
+    read();
+  });
 }

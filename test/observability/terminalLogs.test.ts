@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
 import { logFormat } from '../../src/observability/createLogger.js';
-import { spawnOnejob } from '../helpers/spawnOnejob.js';
+import { apiBase, spawnOnejob } from '../helpers/spawnOnejob.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 import { until } from '../helpers/until.js';
 
@@ -148,8 +148,7 @@ describe('logs on a terminal and elsewhere', { timeout: 120_000 }, () => {
     );
     const serve = spawnOnejob(['serve', '--role', 'api,relay', '--config', file], env({ LOG_FORMAT: '' }));
     try {
-      const line = await serve.waitForOutput(/API\s+http:\/\/\S+\/v1\/jobs/);
-      const id = await createJobAt(/(http:\/\/\S+)\/v1\/jobs/.exec(line)![1]!, 'pipe-1');
+      const id = await createJobAt(await apiBase(serve, 90_000), 'pipe-1');
       const event = await serve.waitForOutput(
         new RegExp(`^\\{(?=.*"specversion": ?"1.0")(?=.*"subject": ?"${id}")(?!.*"level")`),
       );

@@ -1,35 +1,21 @@
 // With the embedded default, an operator can act after a plain `onejob serve`: an admin
 // token is generated once, kept beside the development token with the same permissions,
 // named in the banner and read by the CLI's operator commands. A set ONEJOB_ADMIN_TOKEN wins.
-import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../cli/runCli.js';
-import { spawnOnejob } from '../helpers/spawnOnejob.js';
+import { apiBase, EMBEDDED_SERVE_ENV, spawnOnejob } from '../helpers/spawnOnejob.js';
+import { tempFolderPerFile } from '../helpers/tempFolder.js';
 
-let home: string;
-beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'onejob-admin-token-'));
-});
-afterAll(async () => {
-  await rm(home, { recursive: true, force: true });
-});
-
-const EMBEDDED = {
-  DATABASE_URL: undefined,
-  ONEJOB_API_KEYS: undefined,
-  ONEJOB_CONFIG: undefined,
-  ONEJOB_ADMIN_TOKEN: undefined,
-  PORT: '0',
-};
+const home = tempFolderPerFile('onejob-admin-token-');
 
 async function serve(cwd: string, env: Record<string, string | undefined> = {}) {
-  const server = spawnOnejob(['serve'], { ...EMBEDDED, ...env }, cwd);
-  const line = await server.waitForOutput(/API\s+http:\/\/\S+\/v1\/jobs/, 120_000);
+  const server = spawnOnejob(['serve'], { ...EMBEDDED_SERVE_ENV, ...env }, cwd);
+  const base = await apiBase(server);
   // The Database line follows the addresses and precedes the tokens; Try it: ends the banner.
   await server.waitForOutput(/^Try it:/);
-  return { server, base: /(http:\/\/\S+)\/v1\/jobs/.exec(line)![1]! };
+  return { server, base };
 }
 
 const backlog = (base: string, token: string) =>
@@ -37,7 +23,7 @@ const backlog = (base: string, token: string) =>
 
 describe('the admin token of the embedded default', { timeout: 240_000 }, () => {
   it('is generated once beside the development token, named in the banner, and opens the operator commands from that folder', async () => {
-    const cwd = join(home, 'project');
+    const cwd = join(home(), 'project');
     await mkdir(cwd, { recursive: true });
     const { server, base } = await serve(cwd);
     let first: string;
@@ -98,7 +84,7 @@ describe('the admin token of the embedded default', { timeout: 240_000 }, () => 
   });
 
   it('an operator command outside that folder, without ONEJOB_ADMIN_TOKEN, says where the token is kept', async () => {
-    const empty = join(home, 'elsewhere');
+    const empty = join(home(), 'elsewhere');
     await mkdir(empty, { recursive: true });
     const cli = await runCli(
       ['outbox', 'backlog'],

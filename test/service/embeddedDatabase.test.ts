@@ -1,7 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaultConfig.js';
 import { createOnejob, type Onejob } from '../../src/createOnejob.js';
 import { migrate } from '../../src/db/migrate.js';
@@ -10,19 +8,14 @@ import { validateConfig } from '../../src/engine/loadConfig.js';
 import { ApiKeys } from '../../src/http/apiKeys.js';
 import { buildServer } from '../../src/http/buildServer.js';
 import { createLogger } from '../../src/observability/createLogger.js';
-import { spawnOnejob } from '../helpers/spawnOnejob.js';
+import { apiBase, spawnOnejob } from '../helpers/spawnOnejob.js';
+import { tempFolderPerFile } from '../helpers/tempFolder.js';
 
-let home: string;
-beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'onejob-embedded-'));
-});
-afterAll(async () => {
-  await rm(home, { recursive: true, force: true });
-});
+const home = tempFolderPerFile('onejob-embedded-');
 
 describe('embedded PostgreSQL', () => {
   it('the database going away gives 503 with Retry-After, never 500, and the service recovers when it returns', async () => {
-    let db: EmbeddedDatabase = await startEmbedded(join(home, 'outage'));
+    let db: EmbeddedDatabase = await startEmbedded(join(home(), 'outage'));
     await migrate(db.connectionString);
     const onejob: Onejob = createOnejob({
       connectionString: db.connectionString,
@@ -55,7 +48,7 @@ describe('embedded PostgreSQL', () => {
       });
       expect(get.statusCode).toBe(503);
 
-      db = await startEmbedded(join(home, 'outage'));
+      db = await startEmbedded(join(home(), 'outage'));
       const after = await post('after');
       expect(after.statusCode).toBe(202);
       const replay = await post('before');
@@ -70,7 +63,7 @@ describe('embedded PostgreSQL', () => {
   });
 
   it('onejob serve with no DATABASE_URL starts the embedded server, prints where to look, and is ready', async () => {
-    const cwd = join(home, 'bare');
+    const cwd = join(home(), 'bare');
     await import('node:fs/promises').then((fs) => fs.mkdir(cwd, { recursive: true }));
     const serve = spawnOnejob(
       ['serve'],
@@ -78,8 +71,7 @@ describe('embedded PostgreSQL', () => {
       cwd,
     );
     try {
-      const line = await serve.waitForOutput(/API\s+http:\/\/\S+\/v1\/jobs/, 90_000);
-      const base = /(http:\/\/\S+)\/v1\/jobs/.exec(line)![1]!;
+      const base = await apiBase(serve, 90_000);
       const tokenLine = await serve.waitForOutput(/Token\s+\S+/);
       const token = /Token\s+(\S+)/.exec(tokenLine)![1]!;
       const ready = await fetch(`${base}/readyz`);

@@ -1,55 +1,27 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnOnejob } from '../helpers/spawnOnejob.js';
+import { describe, expect, it } from 'vitest';
+import { isAlive } from '../../src/db/embeddedOwner.js';
+import { apiBase, EMBEDDED_SERVE_ENV, embeddedPostmasterPid, spawnOnejob } from '../helpers/spawnOnejob.js';
+import { tempFolderPerFile } from '../helpers/tempFolder.js';
 
-let home: string;
-beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'onejob-shutdown-'));
-});
-afterAll(async () => {
-  await rm(home, { recursive: true, force: true });
-});
+const home = tempFolderPerFile('onejob-shutdown-');
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const pgidOf = (pid: number) =>
   Number(execFileSync('ps', ['-o', 'pgid=', '-p', String(pid)], { encoding: 'utf8' }));
 
 describe('Ctrl-C on onejob serve', { timeout: 180_000 }, () => {
   it('SIGINT to the terminal process group drains, closes the pools, stops PostgreSQL last, and prints a few lines', async () => {
-    const cwd = join(home, 'project');
+    const cwd = join(home(), 'project');
     await mkdir(cwd, { recursive: true });
     // As in a terminal: the command leads its own process group and Ctrl-C signals the whole group.
-    const serve = spawnOnejob(
-      ['serve'],
-      {
-        HOME: home,
-        DATABASE_URL: undefined,
-        ONEJOB_API_KEYS: undefined,
-        ONEJOB_CONFIG: undefined,
-        ONEJOB_ADMIN_TOKEN: undefined,
-        PORT: '0',
-      },
-      cwd,
-      { detached: true },
-    );
+    const serve = spawnOnejob(['serve'], { ...EMBEDDED_SERVE_ENV, HOME: home() }, cwd, { detached: true });
     let postmaster = 0;
     try {
-      const line = await serve.waitForOutput(/API\s+http:\/\/\S+\/v1\/jobs/, 120_000);
-      const base = /(http:\/\/\S+)\/v1\/jobs/.exec(line)![1]!;
+      const base = await apiBase(serve);
       const token = (await readFile(join(cwd, '.onejob', 'api-key'), 'utf8')).trim();
-      postmaster = Number(
-        (await readFile(join(cwd, '.onejob', 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0],
-      );
+      postmaster = await embeddedPostmasterPid(cwd);
       expect(pgidOf(postmaster)).not.toBe(serve.child.pid);
 
       // Work in flight: the worker and the relay use their pools when the signal arrives.
@@ -85,10 +57,10 @@ describe('Ctrl-C on onejob serve', { timeout: 180_000 }, () => {
         after,
       ).toBe(true);
       expect([...at].sort((a, b) => a - b)).toEqual(at);
-      expect(alive(postmaster)).toBe(false);
+      expect(isAlive(postmaster)).toBe(false);
     } finally {
       if (serve.child.exitCode === null) process.kill(-serve.child.pid!, 'SIGKILL');
-      if (postmaster && alive(postmaster)) process.kill(postmaster, 'SIGQUIT');
+      if (postmaster && isAlive(postmaster)) process.kill(postmaster, 'SIGQUIT');
     }
   });
 });
