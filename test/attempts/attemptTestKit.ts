@@ -12,6 +12,11 @@ export function configWith(
   return { providers, operations, worker, outbox: { publishers: [{ kind: 'log' }] } };
 }
 
+/** An exclusive `http` operation on the provider `pay`, with `options` over those. */
+export function exclusiveOnPay(options: Partial<OperationConfig> = {}): OperationConfig {
+  return { kind: 'http', providers: ['pay'], effect: 'exclusive', ...options } as OperationConfig;
+}
+
 import { until } from '../helpers/until.js';
 
 export { until };
@@ -115,7 +120,7 @@ export async function startHourlyPollingApp(): Promise<{ t: TestApp; fake: FakeP
   const t = await startTestApp({
     config: configWith(
       { pay: { kind: 'http', url: fake.chargeUrl } },
-      { charge: { kind: 'http', providers: ['pay'], effect: 'exclusive', maxAttempts: 1 } },
+      { charge: exclusiveOnPay({ maxAttempts: 1 }) },
       { leaseMs: 5_000, pollMs: 3_600_000 },
     ),
   });

@@ -1,13 +1,10 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OnejobConfig } from '../../src/config/types.js';
 import { type FakePaymentServer, Gate, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
-import { spawnOnejob } from '../helpers/spawnOnejob.js';
+import { serveRole, writeConfigFile } from '../helpers/spawnOnejob.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
-import { configWith, createJob, events, jobInState, outboxTypes } from './attemptTestKit.js';
+import { configWith, createJob, events, exclusiveOnPay, jobInState, outboxTypes } from './attemptTestKit.js';
 
 let fake: FakePaymentServer;
 let db: TestDatabase;
@@ -21,13 +18,7 @@ beforeAll(async () => {
   config = configWith(
     { pay: { kind: 'http', url: fake.chargeUrl, statusUrl: fake.statusUrl } },
     {
-      charge: {
-        kind: 'http',
-        providers: ['pay'],
-        effect: 'exclusive',
-        attemptTimeoutMs: 10_000,
-        maxAttempts: 3,
-      },
+      charge: exclusiveOnPay({ attemptTimeoutMs: 10_000, maxAttempts: 3 }),
     },
     { leaseMs: 1_000, pollMs: 20 },
   );
@@ -43,10 +34,8 @@ afterAll(async () => {
 describe('a worker killed after the provider answered', () => {
   it('leaves the attempt unknown after its lease expires, sends no second charge, and statusUrl reconciliation applies the real outcome', async () => {
     const job = await createJob(t, 'kill-1', 'charge', { amount: 4200 });
-    const dir = await mkdtemp(join(tmpdir(), 'onejob-kill-'));
-    const file = join(dir, 'config.json');
-    await writeFile(file, JSON.stringify(config));
-    const child = spawnOnejob(['serve', '--role', 'worker', '--config', file], {
+    const file = await writeConfigFile(config);
+    const child = serveRole('worker', file, {
       DATABASE_URL: db.url,
       ONEJOB_API_KEYS: 'token-a=owner-a',
       ONEJOB_FAILPOINTS: 'worker.after_provider_response=kill',

@@ -1,13 +1,10 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OnejobConfig } from '../../src/config/types.js';
 import { type FakePaymentServer, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
-import { type SpawnedOnejob, spawnOnejob } from '../helpers/spawnOnejob.js';
+import { type SpawnedOnejob, serveRole, writeConfigFile } from '../helpers/spawnOnejob.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
-import { configWith, until } from './attemptTestKit.js';
+import { configWith, exclusiveOnPay, until } from './attemptTestKit.js';
 
 const JOBS = 500;
 const WORKERS = 4;
@@ -25,13 +22,7 @@ beforeAll(async () => {
   config = configWith(
     { pay: { kind: 'http', url: fake.chargeUrl } },
     {
-      charge: {
-        kind: 'http',
-        providers: ['pay'],
-        effect: 'exclusive',
-        attemptTimeoutMs: 20_000,
-        maxAttempts: 3,
-      },
+      charge: exclusiveOnPay({ attemptTimeoutMs: 20_000, maxAttempts: 3 }),
     },
     { leaseMs: 5_000, pollMs: 20, concurrency: 8 },
   );
@@ -60,12 +51,10 @@ describe('many workers, many jobs', () => {
         ),
       );
     }
-    const dir = await mkdtemp(join(tmpdir(), 'onejob-workers-'));
-    const file = join(dir, 'config.json');
-    await writeFile(file, JSON.stringify(config));
+    const file = await writeConfigFile(config);
     for (let w = 0; w < WORKERS; w++) {
       workers.push(
-        spawnOnejob(['serve', '--role', 'worker', '--config', file], {
+        serveRole('worker', file, {
           DATABASE_URL: db.url,
           ONEJOB_API_KEYS: 'token-a=owner-a',
           LOG_LEVEL: 'warn',

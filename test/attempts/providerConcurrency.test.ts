@@ -1,13 +1,10 @@
 // providers.<name>.maxConcurrency holds across worker processes: two processes with 16
 // slots each and a provider capped at 3 never have more than 3 calls open at the provider,
 // which sees every call arrive and counts those it has not answered yet.
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OnejobConfig } from '../../src/config/types.js';
 import { type FakePaymentServer, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
-import { type SpawnedOnejob, spawnOnejob } from '../helpers/spawnOnejob.js';
+import { type SpawnedOnejob, serveRole, writeConfigFile } from '../helpers/spawnOnejob.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { configWith, until } from './attemptTestKit.js';
 
@@ -50,12 +47,10 @@ describe('provider concurrency across processes', () => {
   it(`two worker processes with 16 slots each and a provider capped at ${CAP}: never more than ${CAP} calls open at once, and every job succeeds`, {
     timeout: 180_000,
   }, async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'onejob-capped-'));
-    const file = join(dir, 'config.json');
-    await writeFile(file, JSON.stringify(config));
+    const file = await writeConfigFile(config);
     for (let w = 0; w < 2; w++) {
       workers.push(
-        spawnOnejob(['serve', '--role', 'worker', '--config', file], {
+        serveRole('worker', file, {
           DATABASE_URL: db.url,
           ONEJOB_API_KEYS: 'token-a=owner-a',
           LOG_LEVEL: 'info',

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOB_SETTLED_CHANNEL } from '../../src/events/wakeups.js';
 import { type FakePaymentServer, Gate, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { OWNER_A, startTestApp, type TestApp } from '../helpers/startTestApp.js';
-import { configWith, createJob, jobInState, readJob, until } from './attemptTestKit.js';
+import { configWith, createJob, exclusiveOnPay, jobInState, readJob, until } from './attemptTestKit.js';
 
 /** What "right after commit" means here: far below the 500 ms re-read that is the fallback. */
 const WAKE_WITHIN_MS = 100;
@@ -35,13 +35,7 @@ beforeAll(async () => {
       },
       {
         // The call never answers in time: only the lease can end it.
-        charge: {
-          kind: 'http',
-          providers: ['pay'],
-          effect: 'exclusive',
-          attemptTimeoutMs: 60_000,
-          maxAttempts: 1,
-        },
+        charge: exclusiveOnPay({ attemptTimeoutMs: 60_000, maxAttempts: 1 }),
         // Times out at once, then reconciliation asks the provider's status endpoint.
         refund: {
           kind: 'http',

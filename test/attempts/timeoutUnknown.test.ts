@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payloadDigest } from '../../src/jobs/attemptRow.js';
 import { type FakePaymentServer, Gate, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
-import { configWith, createJob, events, jobInState, outboxTypes, readJob, until } from './attemptTestKit.js';
+import {
+  configWith,
+  createJob,
+  events,
+  exclusiveOnPay,
+  jobInState,
+  outboxTypes,
+  readJob,
+  until,
+} from './attemptTestKit.js';
 
 let fake: FakePaymentServer;
 let t: TestApp;
@@ -20,16 +29,13 @@ beforeAll(async () => {
       // No statusUrl and not idempotent: nothing can reconcile, so only a person resolves the unknown.
       { pay: { kind: 'http', url: fake.chargeUrl } },
       {
-        charge: {
-          kind: 'http',
-          providers: ['pay'],
-          effect: 'exclusive',
+        charge: exclusiveOnPay({
           // The first answer is gated, so it times out whatever the deadline; the second must beat it even on a loaded machine.
           attemptTimeoutMs: 3_000,
           maxAttempts: 3,
           // Retries far in the future: the only new attempt is the one the test starts.
           retry: { baseDelayMs: 600_000, maxDelayMs: 600_000 },
-        },
+        }),
       },
       { leaseMs: 3_000, pollMs: 20, graceMs: 30_000 },
     ),

@@ -2,6 +2,7 @@
 // the abandon event says so.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OnejobConfig } from '../../src/config/types.js';
+import { exclusiveOnPay } from '../attempts/attemptTestKit.js';
 import { type FakePaymentServer, Gate, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { OWNER_A, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { until } from '../helpers/until.js';
@@ -16,13 +17,7 @@ beforeAll(async () => {
   const config = {
     providers: { pay: { kind: 'http', url: `${pay.url}/charge`, prices: { perCallMicros: 300 } } },
     operations: {
-      charge: {
-        kind: 'http',
-        providers: ['pay'],
-        effect: 'exclusive',
-        attemptTimeoutMs: 200,
-        inputSchema: { type: 'object' },
-      },
+      charge: exclusiveOnPay({ attemptTimeoutMs: 200, inputSchema: { type: 'object' } }),
     },
     worker: { pollMs: 20, graceMs: 100 },
   } as OnejobConfig;

@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OnejobConfig } from '../../src/config/types.js';
 import { attemptCostTransferId } from '../../src/ledger/postAttemptCost.js';
 import { postPendingAttemptCosts } from '../../src/ledger/postPendingAttemptCosts.js';
-import { configWith, createJob, events, jobInState, until } from '../attempts/attemptTestKit.js';
+import {
+  configWith,
+  createJob,
+  events,
+  exclusiveOnPay,
+  jobInState,
+  until,
+} from '../attempts/attemptTestKit.js';
 import { type FakePaymentServer, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { OWNER_A, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
@@ -22,13 +29,7 @@ beforeAll(async () => {
       OnejobConfig['providers']
     >,
     {
-      charge: {
-        kind: 'http',
-        providers: ['pay'],
-        effect: 'exclusive',
-        attemptTimeoutMs: 10_000,
-        maxAttempts: 1,
-      },
+      charge: exclusiveOnPay({ attemptTimeoutMs: 10_000, maxAttempts: 1 }),
     },
     { leaseMs: 5_000, pollMs: 20 },
   );

@@ -2,6 +2,7 @@
 // spending never passes its budget whatever the concurrency (docs/budgets.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OnejobConfig } from '../../src/config/types.js';
+import { exclusiveOnPay } from '../attempts/attemptTestKit.js';
 import { type FakePaymentServer, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { OWNER_A, OWNER_B, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { until } from '../helpers/until.js';
@@ -14,13 +15,10 @@ beforeAll(async () => {
   const config = {
     providers: { pay: { kind: 'http', url: `${pay.url}/charge`, prices: { perCallMicros: 100 } } },
     operations: {
-      charge: {
-        kind: 'http',
-        providers: ['pay'],
-        effect: 'exclusive',
+      charge: exclusiveOnPay({
         maxAttempts: 3,
         inputSchema: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } },
-      },
+      }),
     },
     worker: { concurrency: 16, pollMs: 50 },
   } as OnejobConfig;

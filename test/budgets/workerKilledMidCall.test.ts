@@ -3,16 +3,13 @@
 // so the budget refuses what would not fit beside it; once reconciliation records the
 // outcome, the hold is resolved exactly once, and at every sample taken meanwhile spent
 // plus held is within the limit.
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OnejobConfig } from '../../src/config/types.js';
 import { attemptCostTransferId } from '../../src/ledger/postAttemptCost.js';
 import { postPendingAttemptCosts } from '../../src/ledger/postPendingAttemptCosts.js';
-import { configWith, createJob, jobInState } from '../attempts/attemptTestKit.js';
+import { configWith, createJob, exclusiveOnPay, jobInState } from '../attempts/attemptTestKit.js';
 import { type FakePaymentServer, Gate, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
-import { spawnOnejob } from '../helpers/spawnOnejob.js';
+import { serveRole, writeConfigFile } from '../helpers/spawnOnejob.js';
 import { OWNER_A, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
@@ -38,13 +35,7 @@ beforeAll(async () => {
       },
     } as NonNullable<OnejobConfig['providers']>,
     {
-      charge: {
-        kind: 'http',
-        providers: ['pay'],
-        effect: 'exclusive',
-        attemptTimeoutMs: 10_000,
-        maxAttempts: 3,
-      },
+      charge: exclusiveOnPay({ attemptTimeoutMs: 10_000, maxAttempts: 3 }),
     },
     { leaseMs: 1_000, pollMs: 20 },
   );
@@ -94,11 +85,9 @@ function sampleUsage(): { stop(): Promise<Usage[]> } {
 describe('a worker killed mid-call under a budget', () => {
   it('keeps the hold while the outcome is unknown and resolves it exactly once after reconciliation; spent + held never passes the limit', async () => {
     const job = await createJob(t, 'killed-1', 'charge', { amount: 4200 });
-    const dir = await mkdtemp(join(tmpdir(), 'onejob-budget-kill-'));
-    const file = join(dir, 'config.json');
-    await writeFile(file, JSON.stringify(config));
+    const file = await writeConfigFile(config);
     const sampler = sampleUsage();
-    const child = spawnOnejob(['serve', '--role', 'worker', '--config', file], {
+    const child = serveRole('worker', file, {
       DATABASE_URL: db.url,
       ONEJOB_API_KEYS: `${OWNER_A.token}=${OWNER_A.owner}`,
       // The provider charged and answered; the worker dies before it records the answer.

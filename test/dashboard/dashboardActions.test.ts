@@ -5,7 +5,14 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configWith, createJob, jobInState, markVerified, readJob } from '../attempts/attemptTestKit.js';
+import {
+  configWith,
+  createJob,
+  exclusiveOnPay,
+  jobInState,
+  markVerified,
+  readJob,
+} from '../attempts/attemptTestKit.js';
 import { ARTIFACTS, type DashboardBrowser, launchDashboardBrowser } from '../helpers/dashboardBrowser.js';
 import { type FakePaymentServer, Gates, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { ADMIN_TOKEN, OWNER_A, startTestApp, type TestApp } from '../helpers/startTestApp.js';
@@ -46,14 +53,7 @@ beforeAll(async () => {
           contract: { fixtures: [{ input: { amount: 1 } }] },
         },
         // A held answer stays running until the test opens its gate.
-        payout: {
-          kind: 'http',
-          providers: ['pay'],
-          effect: 'exclusive',
-          attemptTimeoutMs: 60_000,
-          maxAttempts: 1,
-          retry,
-        },
+        payout: exclusiveOnPay({ attemptTimeoutMs: 60_000, maxAttempts: 1, retry }),
       },
       { leaseMs: 60_000, pollMs: 20, graceMs: 60_000 },
     ),

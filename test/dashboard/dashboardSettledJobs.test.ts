@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   configWith,
   createJob,
+  exclusiveOnPay,
   type JobJson,
   jobInState,
   markVerified,
@@ -42,23 +43,9 @@ beforeAll(async () => {
         backup: { kind: 'http', url: `${fake.url}/backup`, maxConcurrency: 2 },
       },
       {
-        payout: {
-          kind: 'http',
-          providers: ['pay'],
-          effect: 'exclusive',
-          attemptTimeoutMs: 60_000,
-          maxAttempts: 1,
-          retry,
-        },
+        payout: exclusiveOnPay({ attemptTimeoutMs: 60_000, maxAttempts: 1, retry }),
         // A held answer times out at once: the outcome is unknown until an operator abandons it.
-        stall: {
-          kind: 'http',
-          providers: ['pay'],
-          effect: 'exclusive',
-          attemptTimeoutMs: 500,
-          maxAttempts: 1,
-          retry,
-        },
+        stall: exclusiveOnPay({ attemptTimeoutMs: 500, maxAttempts: 1, retry }),
         // The fallback button may run beside a pure job's first attempt: the slower one loses the race.
         render: {
           kind: 'http',

@@ -2,8 +2,10 @@
 // `kill`) or need several processes against one database; `spawnWatched` runs any other
 // command (`npm start`) the same way.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { OnejobConfig } from '../../src/config/types.js';
 import { untilSignalled } from './until.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -33,6 +35,22 @@ export function spawnOnejob(
     ...options,
     name: 'onejob',
   });
+}
+
+/** Writes `config` to a temporary file, for a spawned `onejob serve --config`. */
+export async function writeConfigFile(config: OnejobConfig): Promise<string> {
+  const file = join(await mkdtemp(join(tmpdir(), 'onejob-config-')), 'config.json');
+  await writeFile(file, JSON.stringify(config));
+  return file;
+}
+
+/** `onejob serve` in one role (`worker`, `relay`, …) with the configuration file `configFile`. */
+export function serveRole(
+  role: string,
+  configFile: string,
+  env: Record<string, string | undefined> = {},
+): SpawnedOnejob {
+  return spawnOnejob(['serve', '--role', role, '--config', configFile], env);
 }
 
 /**

@@ -3,18 +3,10 @@ import type { OnejobConfig } from '../../src/config/types.js';
 import type { Onejob } from '../../src/createOnejob.js';
 import { publishEvent } from '../../src/outbox/publishEvent.js';
 import { startRelay } from '../../src/outbox/startRelay.js';
-import { spawnOnejob } from '../helpers/spawnOnejob.js';
+import { serveRole, writeConfigFile } from '../helpers/spawnOnejob.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 import { until } from '../helpers/until.js';
-import {
-  configFile,
-  configWith,
-  deleteStream,
-  engine,
-  NATS_URL,
-  streamMessages,
-  uniqueName,
-} from './outboxTestKit.js';
+import { configWith, deleteStream, engine, NATS_URL, streamMessages, uniqueName } from './outboxTestKit.js';
 
 // One stream and subject prefix per file, so parallel runs never share a stream.
 const stream = uniqueName('ONEJOB_T_');
@@ -75,17 +67,14 @@ describe('outbox relay to NATS JetStream', () => {
         input: { amount: 1 },
       });
       const eventId = await createdEventOf(job.id);
-      const file = await configFile(config);
+      const file = await writeConfigFile(config);
 
-      const doomed = spawnOnejob(
-        ['serve', '--role', 'relay', '--config', file],
-        relayEnv('relay.before_publish=kill'),
-      );
+      const doomed = serveRole('relay', file, relayEnv('relay.before_publish=kill'));
       expect(await doomed.exited).toBe('SIGKILL');
       expect(doomed.output()).toMatch(/failpoint relay.before_publish: SIGKILL/);
       expect(await publishedState(eventId)).toBe('pending');
 
-      const relay = spawnOnejob(['serve', '--role', 'relay', '--config', file], relayEnv());
+      const relay = serveRole('relay', file, relayEnv());
       try {
         await until('the event to be published', async () => (await publishedState(eventId)) === 'published');
       } finally {
@@ -114,18 +103,15 @@ describe('outbox relay to NATS JetStream', () => {
         input: { amount: 2 },
       });
       const eventId = await createdEventOf(job.id);
-      const file = await configFile(config);
+      const file = await writeConfigFile(config);
 
-      const doomed = spawnOnejob(
-        ['serve', '--role', 'relay', '--config', file],
-        relayEnv('relay.after_publish=kill'),
-      );
+      const doomed = serveRole('relay', file, relayEnv('relay.after_publish=kill'));
       expect(await doomed.exited).toBe('SIGKILL');
       expect(doomed.output()).toMatch(/failpoint relay.after_publish: SIGKILL/);
       expect(await publishedState(eventId)).toBe('pending');
       expect((await streamMessages(stream)).filter((m) => m.msgId === eventId)).toHaveLength(1);
 
-      const relay = spawnOnejob(['serve', '--role', 'relay', '--config', file], relayEnv());
+      const relay = serveRole('relay', file, relayEnv());
       try {
         await until(
           'the event to be marked published',

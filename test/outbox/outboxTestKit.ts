@@ -1,8 +1,5 @@
 // Shared pieces of the outbox tests: configs, waiting for a condition, reading a stream.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type pg from 'pg';
@@ -26,14 +23,6 @@ export function engine(url: string, config: OnejobConfig): Onejob {
     config,
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
   });
-}
-
-/** Writes `config` to a temporary file for a spawned `onejob serve --config`. */
-export async function configFile(config: OnejobConfig): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'onejob-outbox-'));
-  const file = join(dir, 'config.json');
-  await writeFile(file, JSON.stringify(config));
-  return file;
 }
 
 export async function deliveryCounts(pool: pg.Pool, publisher: string): Promise<Record<string, number>> {

@@ -5,10 +5,10 @@ import type { Onejob } from '../../src/createOnejob.js';
 import { consumeOnce } from '../../src/outbox/consumeOnce.js';
 import { publishEvent } from '../../src/outbox/publishEvent.js';
 import { startRelay } from '../../src/outbox/startRelay.js';
-import { spawnOnejob } from '../helpers/spawnOnejob.js';
+import { serveRole, writeConfigFile } from '../helpers/spawnOnejob.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 import { until } from '../helpers/until.js';
-import { configFile, configWith, deliveryCounts, engine, RABBIT_URL, uniqueName } from './outboxTestKit.js';
+import { configWith, deliveryCounts, engine, RABBIT_URL, uniqueName } from './outboxTestKit.js';
 
 // One exchange and queue per file, deleted at the end.
 const exchange = uniqueName('onejob.test.');
@@ -65,15 +65,15 @@ describe('outbox relay to RabbitMQ', () => {
         operation: 'charge',
         input: { amount: 42 },
       });
-      const file = await configFile(config);
+      const file = await writeConfigFile(config);
       const env = { DATABASE_URL: db.url, ONEJOB_API_KEYS: 'relay-test=relay', LOG_LEVEL: 'info' };
 
-      const doomed = spawnOnejob(['serve', '--role', 'relay', '--config', file], {
+      const doomed = serveRole('relay', file, {
         ...env,
         ONEJOB_FAILPOINTS: 'relay.after_publish=kill',
       });
       expect(await doomed.exited).toBe('SIGKILL');
-      const relay = spawnOnejob(['serve', '--role', 'relay', '--config', file], env);
+      const relay = serveRole('relay', file, env);
       try {
         await until(
           'the event to be marked published',

@@ -15,6 +15,7 @@ import { createPool } from '../../src/db/createPool.js';
 import { isDatabaseUnavailable } from '../../src/db/sqlstate.js';
 import { createLogger } from '../../src/observability/createLogger.js';
 import { consumeOnce } from '../../src/outbox/consumeOnce.js';
+import { exclusiveOnPay } from '../attempts/attemptTestKit.js';
 import { type FakePaymentServer, Gate, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { type ReplicatedPostgres, startReplicatedPostgres } from '../helpers/replicatedPostgres.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
@@ -179,13 +180,7 @@ describe('a primary failover with synchronous replication', () => {
     const config: OnejobConfig = {
       providers: { pay: { kind: 'http', url: fake.chargeUrl, idempotent: true, statusUrl: fake.statusUrl } },
       operations: {
-        charge: {
-          kind: 'http',
-          providers: ['pay'],
-          effect: 'exclusive',
-          attemptTimeoutMs: 20_000,
-          maxAttempts: 3,
-        },
+        charge: exclusiveOnPay({ attemptTimeoutMs: 20_000, maxAttempts: 3 }),
       },
       worker: { leaseMs: 1_000, pollMs: 20 },
       outbox: {
