@@ -1,12 +1,5 @@
-// Citus cannot run here (it is not packaged in Debian), so the schema's readiness for
-// `create_distributed_table(<table>, 'owner_id')` is read from the catalog instead.
-// Citus refuses a distributed table whose primary key, unique constraint or unique index
-// lacks the distribution column, a foreign key between distributed tables that does not
-// join on it, and a foreign key from a reference table to a distributed one.
-// No key blocks distribution; docs/scaling.md says what remains beyond the keys.
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
+import { describe, expect, it } from 'vitest';
+import { sessionPerFile } from '../helpers/sessionPerFile.js';
 
 const DISTRIBUTION_COLUMN = 'owner_id';
 
@@ -20,18 +13,7 @@ const REFERENCE_TABLES = [
   'provider_pauses',
 ];
 
-let db: TestDatabase;
-let client: pg.Client;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-});
-afterAll(async () => {
-  await client?.end();
-  await db?.drop();
-});
+const client = sessionPerFile();
 
 interface TableRow {
   table: string;
@@ -39,7 +21,7 @@ interface TableRow {
 }
 
 async function tables(): Promise<TableRow[]> {
-  const { rows } = await client.query<TableRow>(
+  const { rows } = await client().query<TableRow>(
     `SELECT c.relname AS table,
             EXISTS (SELECT 1 FROM pg_attribute a
                     WHERE a.attrelid = c.oid AND a.attname = $1 AND NOT a.attisdropped) AS tenant
@@ -53,7 +35,7 @@ async function tables(): Promise<TableRow[]> {
 
 /** Every unique index (primary keys and unique constraints have one too), partial ones included. */
 async function uniqueIndexes(): Promise<{ table: string; index: string; columns: string[] }[]> {
-  const { rows } = await client.query<{ table: string; index: string; columns: string[] }>(
+  const { rows } = await client().query<{ table: string; index: string; columns: string[] }>(
     `SELECT t.relname AS table, i.relname AS index,
             array_agg(a.attname ORDER BY k.ord)::text[] AS columns
      FROM pg_index x
@@ -72,7 +54,7 @@ async function uniqueIndexes(): Promise<{ table: string; index: string; columns:
 async function foreignKeys(): Promise<
   { table: string; name: string; columns: string[]; references: string; referenced: string[] }[]
 > {
-  const { rows } = await client.query(
+  const { rows } = await client().query(
     `SELECT t.relname AS table, c.conname AS name, r.relname AS references,
             (SELECT array_agg(a.attname ORDER BY k.ord)::text[] FROM unnest(c.conkey) WITH ORDINALITY k(n, ord)
              JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n) AS columns,
@@ -136,7 +118,7 @@ describe('the schema, read for Citus distribution by owner_id', () => {
   });
 
   it('the check sees a new key without owner_id', async () => {
-    await client.query(
+    await client().query(
       'CREATE UNIQUE INDEX citus_probe_unique ON onejob.ledger_accounts (account, currency)',
     );
     try {
@@ -144,7 +126,7 @@ describe('the schema, read for Citus distribution by owner_id', () => {
         'ledger_accounts.citus_probe_unique: unique (account, currency) lacks owner_id',
       );
     } finally {
-      await client.query('DROP INDEX onejob.citus_probe_unique');
+      await client().query('DROP INDEX onejob.citus_probe_unique');
     }
   });
 });

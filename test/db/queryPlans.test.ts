@@ -39,19 +39,10 @@ import {
 } from '../../src/worker/leases.js';
 import { UNTIL_NEXT_DUE_SQL } from '../../src/worker/untilNextDue.js';
 import { UNKNOWN_JOBS_SQL } from '../../src/worker/workerHousekeeping.js';
+import { sessionPerFile } from '../helpers/sessionPerFile.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
-let db: TestDatabase;
-let client: pg.Client;
-beforeAll(async () => {
-  db = await createTestDatabase();
-  client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-});
-afterAll(async () => {
-  await client?.end();
-  await db?.drop();
-});
+const client = sessionPerFile();
 
 interface ForeignKey {
   name: string;
@@ -80,25 +71,25 @@ WHERE ic.relname = $1 AND ic.relnamespace = 'onejob'::regnamespace
 
 // The plan a session would keep for `sql`: generic, made now (on this test's empty tables).
 const genericPlan = async (name: string, sql: string): Promise<string> => {
-  await client.query('SET plan_cache_mode = force_generic_plan');
-  await client.query(`PREPARE ${name} AS ${sql}`);
+  await client().query('SET plan_cache_mode = force_generic_plan');
+  await client().query(`PREPARE ${name} AS ${sql}`);
   try {
-    const { rows: params } = await client.query<{ n: number }>(
+    const { rows: params } = await client().query<{ n: number }>(
       'SELECT cardinality(parameter_types) AS n FROM pg_prepared_statements WHERE name = $1',
       [name],
     );
     const args = Array.from({ length: params[0]!.n }, () => 'NULL').join(', ');
-    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${name} (${args})`);
+    const { rows } = await client().query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${name} (${args})`);
     return rows.map((r) => r['QUERY PLAN']).join('\n');
   } finally {
-    await client.query(`DEALLOCATE ${name}`);
-    await client.query('RESET plan_cache_mode');
+    await client().query(`DEALLOCATE ${name}`);
+    await client().query('RESET plan_cache_mode');
   }
 };
 
 describe('foreign-key checks on a new database', () => {
   it('every foreign-key check is planned on a unique index of the key, reading at most one row', async () => {
-    const { rows: keys } = await client.query<ForeignKey>(FOREIGN_KEYS_SQL);
+    const { rows: keys } = await client().query<ForeignKey>(FOREIGN_KEYS_SQL);
     expect(keys.map((k) => k.name)).toContain('ledger_entries_transfer_fkey');
     for (const [n, key] of keys.entries()) {
       // The query PostgreSQL's referential-integrity code runs for an inserted row.
@@ -109,7 +100,7 @@ describe('foreign-key checks on a new database', () => {
       );
       const index = /Index (?:Only )?Scan using (\S+)/.exec(plan)?.[1];
       expect(index, `${key.name} is checked without an index:\n${plan}`).toBeDefined();
-      const { rows: unique } = await client.query<{ columns: string[] | null }>(UNIQUE_INDEX_SQL, [index]);
+      const { rows: unique } = await client().query<{ columns: string[] | null }>(UNIQUE_INDEX_SQL, [index]);
       const columns = unique[0]?.columns;
       expect(columns, `${key.name} is checked through ${index}, not a unique index:\n${plan}`).toBeTruthy();
       for (const c of columns!) {
@@ -125,15 +116,15 @@ describe('foreign-key checks on a new database', () => {
 describe('periodic counts', () => {
   // Every worker runs it every 10 s: it must cost the size of its answer, not of the table.
   it('the unknown-jobs gauge is counted from an index, never by reading every job', async () => {
-    await client.query('BEGIN');
+    await client().query('BEGIN');
     try {
-      await client.query('SET LOCAL enable_seqscan = off');
-      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${UNKNOWN_JOBS_SQL}`);
+      await client().query('SET LOCAL enable_seqscan = off');
+      const { rows } = await client().query<{ 'QUERY PLAN': string }>(`EXPLAIN ${UNKNOWN_JOBS_SQL}`);
       const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
       expect(plan).not.toContain('Seq Scan');
       expect(plan).toContain('jobs_unknown');
     } finally {
-      await client.query('ROLLBACK');
+      await client().query('ROLLBACK');
     }
   });
 });
@@ -167,7 +158,7 @@ describe('batch statements planned on empty tables', () => {
 
   it("the idle worker's look at the next waiting job reads the first entry of the claimable index", async () => {
     // No parameters: the plan made now, on empty tables, is the one a session keeps.
-    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${UNTIL_NEXT_DUE_SQL}`);
+    const { rows } = await client().query<{ 'QUERY PLAN': string }>(`EXPLAIN ${UNTIL_NEXT_DUE_SQL}`);
     const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
     expect(plan).toMatch(/Limit[\s\S]*Index (Only )?Scan using jobs_claimable on jobs/);
     expect(plan).not.toMatch(/Seq Scan|Sort/);
@@ -184,7 +175,7 @@ describe('batch statements planned on empty tables', () => {
 describe('statements planned for each batch', () => {
   it('the completion batch is planned afresh for every batch, never kept by the session', async () => {
     // An attempt that does not exist wins nothing, but the statement runs all the same.
-    const won = await completeWinners(client, [
+    const won = await completeWinners(client(), [
       {
         attempt: {
           id: '01900000-0000-7000-8000-000000000001',
@@ -198,7 +189,7 @@ describe('statements planned for each batch', () => {
       },
     ]);
     expect(won.size).toBe(0);
-    const { rows } = await client.query<{ n: number }>(
+    const { rows } = await client().query<{ n: number }>(
       'SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement = $1',
       [WIN_MANY_SQL],
     );

@@ -1,19 +1,8 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { withLiterals } from '../../src/db/withLiterals.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
+import { sessionPerFile } from '../helpers/sessionPerFile.js';
 
-let db: TestDatabase;
-let client: pg.Client;
-beforeAll(async () => {
-  db = await createTestDatabase();
-  client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-});
-afterAll(async () => {
-  await client?.end();
-  await db?.drop();
-});
+const client = sessionPerFile();
 
 // Strings that break naive quoting: quotes, backslashes (which make escapeLiteral use E''),
 // a statement terminator with a second statement after it, a placeholder-looking text.
@@ -32,21 +21,23 @@ describe('withLiterals', () => {
       true,
       null,
     ] as const;
-    const bound = await client.query(sql, [...values]);
-    const written = await client.query(withLiterals(sql, values));
+    const bound = await client().query(sql, [...values]);
+    const written = await client().query(withLiterals(sql, values));
     expect(written.rows).toEqual(bound.rows);
     expect(written.rows[0].s).toBe(HOSTILE[1]);
   });
 
   it('every hostile string is one literal: the query string stays one statement', async () => {
     for (const s of HOSTILE) {
-      const { rows } = await client.query(withLiterals('SELECT $1::text AS s, $2::text[] AS a', [s, [s, s]]));
+      const { rows } = await client().query(
+        withLiterals('SELECT $1::text AS s, $2::text[] AS a', [s, [s, s]]),
+      );
       expect(rows).toEqual([{ s, a: [s, s] }]);
     }
   });
 
   it('an empty array keeps the type the statement casts it to', async () => {
-    const { rows } = await client.query(withLiterals('SELECT cardinality($1::uuid[]) AS n', [[]]));
+    const { rows } = await client().query(withLiterals('SELECT cardinality($1::uuid[]) AS n', [[]]));
     expect(rows[0].n).toBe(0);
   });
 
