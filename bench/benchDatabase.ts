@@ -69,3 +69,10 @@ export async function checkpoint(url: string): Promise<void> {
     await client.end();
   }
 }
+
+/** A session of its own that counts a scenario's progress, apart from the pools it measures. */
+export async function connectCounter(url: string): Promise<pg.Client> {
+  const counter = new pg.Client({ connectionString: url, application_name: 'onejob-bench-counter' });
+  await counter.connect();
+  return counter;
+}

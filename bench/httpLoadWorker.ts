@@ -32,18 +32,22 @@ export interface HttpScenarioResult extends LoadResult {
 
 export const BENCH_BODY = JSON.stringify({ operation: 'noop', input: { amount: 1, note: 'bench' } });
 
-interface Reply {
+export interface Reply {
   status: number;
   replayed: boolean;
   body: string;
 }
 
-function poster(spec: HttpScenarioSpec) {
+/**
+ * POSTs the bench job to `url`'s /v1/jobs under an idempotency key, on up to `sockets`
+ * kept-alive connections; the reply's body is read only when asked for.
+ */
+export function jobPoster(spec: { url: string; token: string; sockets: number }) {
   const url = new URL('/v1/jobs', spec.url);
   const agent = new http.Agent({
     keepAlive: true,
-    maxSockets: spec.concurrency,
-    maxFreeSockets: spec.concurrency,
+    maxSockets: spec.sockets,
+    maxFreeSockets: spec.sockets,
   });
   const length = String(Buffer.byteLength(BENCH_BODY));
   const post = (key: string, wantBody: boolean): Promise<Reply> =>
@@ -83,7 +87,7 @@ function poster(spec: HttpScenarioSpec) {
 }
 
 async function runScenario(spec: HttpScenarioSpec): Promise<HttpScenarioResult> {
-  const { post, close } = poster(spec);
+  const { post, close } = jobPoster({ url: spec.url, token: spec.token, sockets: spec.concurrency });
   let replayed = 0;
   let stormKeys = 0;
   let stormViolations = 0;

@@ -5,11 +5,24 @@ import { performance } from 'node:perf_hooks';
 import { type LatencySummary, round, summariseLatencies } from './latencyStats.js';
 import { type Progress, silentProgress } from './progress.js';
 
-export interface LoadOptions {
-  label: string;
+/** How a scenario's load is run: callers at once, warm-up, measured duration, progress. */
+export interface LoadWindow {
   concurrency: number;
   warmupMs: number;
   durationMs: number;
+  progress: Progress;
+}
+
+/** The load window of a scenario's run, without the run's other fields. */
+export const loadWindow = ({ concurrency, warmupMs, durationMs, progress }: LoadWindow): LoadWindow => ({
+  concurrency,
+  warmupMs,
+  durationMs,
+  progress,
+});
+
+export interface LoadOptions extends Omit<LoadWindow, 'progress'> {
+  label: string;
   progress?: Progress;
   /**
    * One operation; `seq` is unique across the run (warm-up included). Resolve to nothing
@@ -85,13 +98,21 @@ export async function measureLoad(o: LoadOptions): Promise<LoadResult> {
   }
   const measuredEnd = o.done?.() ? Math.min(end, lastFinish) : end;
   const seconds = Math.max(0.001, (measuredEnd - measureFrom) / 1000);
+  return loadResult(samples, { errors, firstError, seconds, issued: seq });
+}
+
+/** The result of a run whose operations took `samples` (ms each), measured over `seconds`. */
+export function loadResult(
+  samples: number[],
+  run: { errors: number; firstError: string | undefined; seconds: number; issued: number },
+): LoadResult {
   return {
     ops: samples.length,
-    errors,
-    firstError,
-    seconds: round(seconds, 3),
-    throughput: round(samples.length / seconds, 1),
-    issued: seq,
+    errors: run.errors,
+    firstError: run.firstError,
+    seconds: round(run.seconds, 3),
+    throughput: round(samples.length / run.seconds, 1),
+    issued: run.issued,
     ...summariseLatencies(samples),
   };
 }

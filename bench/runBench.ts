@@ -115,6 +115,8 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
     return db;
   };
   const timing = { warmupMs: o.warmupMs, durationMs: o.durationMs, progress };
+  /** How every scenario that starts `onejob serve` runs it. */
+  const served = { workDir, logLevel: o.logLevel, server: o.server, workerConcurrency: o.workerConcurrency };
 
   /** Runs one scenario, recording a failure instead of aborting the whole bench. */
   const scenario = async (
@@ -310,10 +312,7 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
       () =>
         claimComplete({
           databaseUrl,
-          workDir,
-          logLevel: o.logLevel,
-          server: o.server,
-          workerConcurrency: o.workerConcurrency,
+          ...served,
           queueJobs: o.queueJobs,
           priced,
           ...timing,
@@ -383,10 +382,7 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
           await scenario('fair', fairTitle, o.workerConcurrency, () =>
             ownersInTurn({
               databaseUrl: db.url,
-              workDir,
-              logLevel: o.logLevel,
-              server: o.server,
-              workerConcurrency: o.workerConcurrency,
+              ...served,
               backlog: o.fairBacklog,
               jobs: 20,
               everyMs: 50,
@@ -407,10 +403,7 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
         await scenario('d-cost', title, o.workerConcurrency, () =>
           onejobDrainCost({
             databaseUrl: db.url,
-            workDir,
-            logLevel: o.logLevel,
-            server: o.server,
-            workerConcurrency: o.workerConcurrency,
+            ...served,
             jobs: o.costJobs,
           }),
         );
@@ -444,10 +437,7 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
         await scenario('l-e2e', title, o.workerConcurrency, () =>
           onejobSteadyLatency({
             databaseUrl: db.url,
-            workDir,
-            logLevel: o.logLevel,
-            server: o.server,
-            workerConcurrency: o.workerConcurrency,
+            ...served,
             rate: o.steadyRate,
             ...timing,
           }),
@@ -486,10 +476,7 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
           relayThroughput({
             databaseUrl: db.url,
             natsUrl: o.natsUrl,
-            workDir,
-            logLevel: o.logLevel,
-            server: o.server,
-            workerConcurrency: o.workerConcurrency,
+            ...served,
             events: o.queueJobs,
             ...timing,
           }),

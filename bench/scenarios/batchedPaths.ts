@@ -2,23 +2,15 @@
 // deliveries, each run with group commit and with `intake.maxBatchSize: 1` (every request
 // its own transaction) on the same database and pool size, so the ratio is the batching.
 
-import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import type { OnejobConfig } from '../../src/config/types.js';
-import { createOnejob, type Onejob } from '../../src/createOnejob.js';
-import { createLogger } from '../../src/observability/createLogger.js';
+import type { Onejob } from '../../src/createOnejob.js';
 import { benchConfig } from '../benchConfig.js';
-import { type LoadResult, measureLoad } from '../measureLoad.js';
-import type { Progress } from '../progress.js';
+import { type LoadResult, loadWindow, measureLoad } from '../measureLoad.js';
+import { type PoolRun, withRunLibrary } from '../runPool.js';
 import { BENCH_OWNER } from '../serverProcess.js';
 
-export interface BatchedPathRun {
-  url: string;
-  concurrency: number;
-  poolSize: number;
-  warmupMs: number;
-  durationMs: number;
-  progress: Progress;
+export interface BatchedPathRun extends PoolRun {
   workerConcurrency: number;
   /** False: every request its own transaction (`intake.maxBatchSize: 1`). */
   batched: boolean;
@@ -46,20 +38,13 @@ function config(r: BatchedPathRun): OnejobConfig {
   };
 }
 
-async function withOnejob<T>(r: BatchedPathRun, fn: (onejob: Onejob) => Promise<T>): Promise<T> {
-  const pool = new pg.Pool({ connectionString: r.url, max: r.poolSize, application_name: 'onejob-bench-h' });
-  const onejob = createOnejob({
-    pool,
-    config: config(r),
-    logger: createLogger('warn'),
-    env: { ...process.env, [SECRET_ENV]: SECRET },
-  });
-  try {
-    return await fn(onejob);
-  } finally {
-    await onejob.close();
-    await pool.end();
-  }
+function withOnejob<T>(r: BatchedPathRun, fn: (onejob: Onejob) => Promise<T>): Promise<T> {
+  return withRunLibrary(
+    r,
+    'onejob-bench-h',
+    { config: config(r), env: { ...process.env, [SECRET_ENV]: SECRET } },
+    fn,
+  );
 }
 
 /**
@@ -86,10 +71,7 @@ export function transfersLoad(
   return withOnejob(r, (onejob) =>
     measureLoad({
       label: `transfers${r.batched ? '' : ' alone'}`,
-      concurrency: r.concurrency,
-      warmupMs: r.warmupMs,
-      durationMs: r.durationMs,
-      progress: r.progress,
+      ...loadWindow(r),
       op: async (seq) => {
         const { replayed } = await onejob.ledger.createTransfer({
           ownerId: BENCH_OWNER,
@@ -110,10 +92,7 @@ export function inboxLoad(r: BatchedPathRun, idPrefix: string): Promise<LoadResu
   return withOnejob(r, (onejob) =>
     measureLoad({
       label: `inbox${r.batched ? '' : ' alone'}`,
-      concurrency: r.concurrency,
-      warmupMs: r.warmupMs,
-      durationMs: r.durationMs,
-      progress: r.progress,
+      ...loadWindow(r),
       op: async (seq) => {
         const id = `${idPrefix}${seq}`;
         const body = JSON.stringify({ amount: 1 + (seq % 100), note: 'bench' });

@@ -1,7 +1,5 @@
-// (d) onejob's worker draining a pre-filled queue: claim, run the no-op provider, complete
-// with compare-and-swap and the outbox event, as `onejob serve --role worker` does it.
-import pg from 'pg';
 import { benchConfig } from '../benchConfig.js';
+import { connectCounter } from '../benchDatabase.js';
 import { measureCompletions } from '../measureCompletions.js';
 import type { LoadResult } from '../measureLoad.js';
 import type { Progress } from '../progress.js';
@@ -37,11 +35,7 @@ export interface ClaimCompleteRun {
 export async function claimComplete(
   r: ClaimCompleteRun,
 ): Promise<LoadResult & { extra: Record<string, unknown> }> {
-  const counter = new pg.Client({
-    connectionString: r.databaseUrl,
-    application_name: 'onejob-bench-counter',
-  });
-  await counter.connect();
+  const counter = await connectCounter(r.databaseUrl);
   const server = await startServer({
     databaseUrl: r.databaseUrl,
     config: benchConfig({ workerConcurrency: r.workerConcurrency, priced: r.priced === true }),

@@ -3,13 +3,11 @@
 // each job's latency runs from just before its request left to the job's finished_at in
 // the database (the same machine's clock; finished_at is taken in the completing
 // transaction, just before its commit).
-import http from 'node:http';
 import pg from 'pg';
 import { until } from '../../test/helpers/until.js';
 import { benchConfig } from '../benchConfig.js';
-import { BENCH_BODY } from '../httpLoadWorker.js';
-import { round, summariseLatencies } from '../latencyStats.js';
-import type { LoadResult } from '../measureLoad.js';
+import { jobPoster } from '../httpLoadWorker.js';
+import { type LoadResult, loadResult } from '../measureLoad.js';
 import type { Progress } from '../progress.js';
 import { BENCH_TOKEN, startServer } from '../serverProcess.js';
 
@@ -69,33 +67,11 @@ export async function onejobSteadyLatency(r: SteadyRun): Promise<LoadResult> {
     server: r.server,
     workDir: r.workDir,
   });
-  const url = new URL('/v1/jobs', server.url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const post = (key: string) =>
-    new Promise<void>((resolve, reject) => {
-      const req = http.request(
-        {
-          agent,
-          host: url.hostname,
-          port: url.port,
-          path: url.pathname,
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${BENCH_TOKEN}`,
-            'content-type': 'application/json',
-            'idempotency-key': key,
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () =>
-            res.statusCode === 202 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`)),
-          );
-        },
-      );
-      req.on('error', reject);
-      req.end(BENCH_BODY);
-    });
+  const poster = jobPoster({ url: server.url, token: BENCH_TOKEN, sockets: 64 });
+  const post = async (key: string) => {
+    const reply = await poster.post(key, false);
+    if (reply.status !== 202) throw new Error(`HTTP ${reply.status}`);
+  };
   const db = new pg.Client({ connectionString: r.databaseUrl });
   await db.connect();
   try {
@@ -115,17 +91,14 @@ export async function onejobSteadyLatency(r: SteadyRun): Promise<LoadResult> {
     });
     const samples = (await finished()).map((row) => row.at - sent.measured.get(Number(row.key.slice(4)))!);
     const seconds = (performance.now() - t0 - r.warmupMs) / 1000;
-    return {
-      ops: samples.length,
+    return loadResult(samples, {
       errors: sent.errors,
       firstError: sent.firstError,
-      seconds: round(seconds, 3),
-      throughput: round(samples.length / seconds, 1),
+      seconds,
       issued: keys.length,
-      ...summariseLatencies(samples),
-    };
+    });
   } finally {
-    agent.destroy();
+    poster.close();
     await db.end();
     await server.stop();
   }

@@ -3,15 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { v7 as uuidv7 } from 'uuid';
-import { type LoadResult, measureLoad } from '../measureLoad.js';
-import type { Progress } from '../progress.js';
+import { type LoadResult, type LoadWindow, loadWindow, measureLoad } from '../measureLoad.js';
 
-export interface JetStreamRun {
+export interface JetStreamRun extends LoadWindow {
   natsUrl: string;
-  concurrency: number;
-  warmupMs: number;
-  durationMs: number;
-  progress: Progress;
 }
 
 export async function jetstreamPublish(r: JetStreamRun): Promise<LoadResult> {
@@ -25,10 +20,7 @@ export async function jetstreamPublish(r: JetStreamRun): Promise<LoadResult> {
     try {
       return await measureLoad({
         label: 'raw JetStream publish',
-        concurrency: r.concurrency,
-        warmupMs: r.warmupMs,
-        durationMs: r.durationMs,
-        progress: r.progress,
+        ...loadWindow(r),
         op: async () => {
           const id = uuidv7();
           // About the size of a onejob.job.created CloudEvent.

@@ -8,8 +8,7 @@ import { createOnejob } from '../../src/createOnejob.js';
 import { createLogger } from '../../src/observability/createLogger.js';
 import { until } from '../../test/helpers/until.js';
 import { benchConfig } from '../benchConfig.js';
-import { round, summariseLatencies } from '../latencyStats.js';
-import type { LoadResult } from '../measureLoad.js';
+import { type LoadResult, loadResult } from '../measureLoad.js';
 import type { Progress } from '../progress.js';
 import { startServer } from '../serverProcess.js';
 
@@ -90,13 +89,7 @@ export async function ownersInTurn(
     r.progress.done('owner B');
     const samples = (await settled()).map((row) => row.ms);
     return {
-      ops: samples.length,
-      errors: 0,
-      firstError: undefined,
-      seconds: round(seconds, 3),
-      throughput: round(samples.length / seconds, 1),
-      issued: r.jobs,
-      ...summariseLatencies(samples),
+      ...loadResult(samples, { errors: 0, firstError: undefined, seconds, issued: r.jobs }),
       note: `B's ${r.jobs} jobs, create → settled (database timestamps); ${aLeft} of A's ${r.backlog} still queued when the last settled`,
       extra: { aQueuedAtEnd: aLeft, backlog: r.backlog },
     };

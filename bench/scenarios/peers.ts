@@ -2,26 +2,18 @@
 // pg-boss and graphile-worker deduplicating enqueues, graphile-worker running no-op jobs.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { Logger, makeWorkerUtils, run } from 'graphile-worker';
-import pg from 'pg';
+import type pg from 'pg';
 import PgBoss from 'pg-boss';
 import { until } from '../../test/helpers/until.js';
 import { checkpoint } from '../benchDatabase.js';
-import { round, summariseLatencies } from '../latencyStats.js';
 import { measureCompletions } from '../measureCompletions.js';
-import { type LoadResult, measureLoad } from '../measureLoad.js';
-import type { Progress } from '../progress.js';
+import { type LoadResult, loadResult, loadWindow, measureLoad } from '../measureLoad.js';
+import { type PoolRun, withRunPool } from '../runPool.js';
 import { type WriteCounters, writeCounter } from '../writeCost.js';
 import { costResult } from './drainCost.js';
 import { paced } from './endToEnd.js';
 
-export interface PeerRun {
-  url: string;
-  concurrency: number;
-  poolSize: number;
-  warmupMs: number;
-  durationMs: number;
-  progress: Progress;
-}
+export type PeerRun = PoolRun;
 
 const PAYLOAD = { amount: 1, note: 'bench' };
 const quiet = new Logger(() => () => {});
@@ -62,10 +54,7 @@ export async function pgBossSend(r: PeerRun): Promise<LoadResult> {
     await boss.createQueue('bench');
     const result = await measureLoad({
       label: 'pg-boss send',
-      concurrency: r.concurrency,
-      warmupMs: r.warmupMs,
-      durationMs: r.durationMs,
-      progress: r.progress,
+      ...loadWindow(r),
       op: async (seq) => {
         const id = await boss.send('bench', PAYLOAD, { singletonKey: `k${seq}`, singletonSeconds: 3600 });
         if (!id) throw new Error('pg-boss deduplicated a unique key');
@@ -78,20 +67,13 @@ export async function pgBossSend(r: PeerRun): Promise<LoadResult> {
   }
 }
 
-async function withGraphilePool<T>(r: PeerRun, fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
-  const pool = new pg.Pool({
-    connectionString: r.url,
-    max: r.poolSize,
-    application_name: 'onejob-bench-graphile',
-  });
-  try {
+function withGraphilePool<T>(r: PeerRun, fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
+  return withRunPool(r, 'onejob-bench-graphile', async (pool) => {
     const utils = await makeWorkerUtils({ pgPool: pool, logger: quiet });
     await utils.migrate();
     await utils.release();
     return await fn(pool);
-  } finally {
-    await pool.end();
-  }
+  });
 }
 
 /** graphile-worker 0.16 `addJob` with a jobKey in `unsafe_dedupe` mode (the default, `replace`, overwrites the payload). */
@@ -101,10 +83,7 @@ export function graphileAddJob(r: PeerRun): Promise<LoadResult> {
     try {
       return await measureLoad({
         label: 'graphile-worker addJob',
-        concurrency: r.concurrency,
-        warmupMs: r.warmupMs,
-        durationMs: r.durationMs,
-        progress: r.progress,
+        ...loadWindow(r),
         // A task no worker in this run handles, so these jobs stay queued.
         op: async (seq) =>
           void (await utils.addJob('bench_enqueue', PAYLOAD, {
@@ -117,6 +96,17 @@ export function graphileAddJob(r: PeerRun): Promise<LoadResult> {
     }
   });
 }
+
+/** A graphile-worker runner of `concurrency` jobs at once whose only task, `noop`, does nothing. */
+const runNoopTasks = (pgPool: pg.Pool, concurrency: number, logger: Logger) =>
+  run({
+    pgPool,
+    concurrency,
+    noHandleSignals: true,
+    pollInterval: 1000,
+    logger,
+    taskList: { noop: async () => {} },
+  });
 
 /** graphile-worker 0.16 running no-op jobs from a pre-filled queue, one runner, `concurrency` jobs at once. */
 export function graphileNoop(
@@ -131,14 +121,7 @@ export function graphileNoop(
     await checkpoint(r.url);
     let completed = 0;
     const log = runnerLogger(r.logFile);
-    const runner = await run({
-      pgPool,
-      concurrency: r.workerConcurrency,
-      noHandleSignals: true,
-      pollInterval: 1000,
-      logger: log.logger,
-      taskList: { noop: async () => {} },
-    });
+    const runner = await runNoopTasks(pgPool, r.workerConcurrency, log.logger);
     runner.events.on('job:complete', ({ error }) => {
       if (!error) completed++;
     });
@@ -223,14 +206,7 @@ export function graphileSteadyLatency(
     const sentAt = new Map<number, number>();
     const samples: number[] = [];
     const log = runnerLogger(r.logFile);
-    const runner = await run({
-      pgPool,
-      concurrency: r.workerConcurrency,
-      noHandleSignals: true,
-      pollInterval: 1000,
-      logger: log.logger,
-      taskList: { noop: async () => {} },
-    });
+    const runner = await runNoopTasks(pgPool, r.workerConcurrency, log.logger);
     runner.events.on('job:success', ({ job }) => {
       const seq = (job.payload as { n: number }).n;
       const at = sentAt.get(seq);
@@ -248,15 +224,12 @@ export function graphileSteadyLatency(
         everyMs: 50,
       });
       const seconds = (performance.now() - t0 - r.warmupMs) / 1000;
-      return {
-        ops: samples.length,
+      return loadResult(samples, {
         errors: sent.errors,
         firstError: sent.firstError,
-        seconds: round(seconds, 3),
-        throughput: round(samples.length / seconds, 1),
+        seconds,
         issued: sentAt.size,
-        ...summariseLatencies(samples),
-      };
+      });
     } finally {
       await utils.release();
       await runner.stop();

@@ -11,18 +11,13 @@ import { CREATE_BATCH_SQL } from '../../src/jobs/createJobsBatch.js';
 import { fingerprint } from '../../src/jobs/fingerprint.js';
 import { JOB_COLUMNS } from '../../src/jobs/jobView.js';
 import { round, summariseLatencies } from '../latencyStats.js';
-import type { LoadResult } from '../measureLoad.js';
-import type { Progress } from '../progress.js';
+import type { LoadResult, LoadWindow } from '../measureLoad.js';
 import { BENCH_OWNER } from '../serverProcess.js';
 
 export const PGBENCH = process.env.BENCH_PGBENCH ?? '/usr/bin/pgbench';
 
-export interface PgbenchRun {
+export interface PgbenchRun extends LoadWindow {
   url: string;
-  concurrency: number;
-  warmupMs: number;
-  durationMs: number;
-  progress: Progress;
 }
 
 const INPUT = JSON.stringify({ amount: 1, note: 'bench' });

@@ -3,18 +3,11 @@
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { fingerprint } from '../../src/jobs/fingerprint.js';
-import { type LoadResult, measureLoad } from '../measureLoad.js';
-import type { Progress } from '../progress.js';
+import { type LoadResult, loadWindow, measureLoad } from '../measureLoad.js';
+import { type PoolRun, withRunPool } from '../runPool.js';
 import { BENCH_OWNER } from '../serverProcess.js';
 
-export interface RawRun {
-  url: string;
-  concurrency: number;
-  poolSize: number;
-  warmupMs: number;
-  durationMs: number;
-  progress: Progress;
-}
+export type RawRun = PoolRun;
 
 const INPUT = JSON.stringify({ amount: 1, note: 'bench' });
 const PRINT = fingerprint({ operation: 'noop', input: JSON.parse(INPUT) });
@@ -23,18 +16,7 @@ function eventJson(id: string, jobId: string, type: string, data: string): strin
   return `{"specversion":"1.0","id":"${id}","source":"onejob","type":"${type}","subject":"${jobId}","time":"${new Date().toISOString()}","datacontenttype":"application/json","data":${data}}`;
 }
 
-async function withPool<T>(r: RawRun, fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
-  const pool = new pg.Pool({
-    connectionString: r.url,
-    max: r.poolSize,
-    application_name: 'onejob-bench-raw',
-  });
-  try {
-    return await fn(pool);
-  } finally {
-    await pool.end();
-  }
-}
+const withPool = <T>(r: RawRun, fn: (pool: pg.Pool) => Promise<T>) => withRunPool(r, 'onejob-bench-raw', fn);
 
 /** Registers an outbox publisher, so the outbox trigger fans each event out to it as in production. */
 export async function registerPublisher(url: string, name: string): Promise<void> {
@@ -140,10 +122,7 @@ export function rawClaimComplete(r: RawRun): Promise<LoadResult> {
   return withPool(r, (pool) =>
     measureLoad({
       label: 'raw claim+complete SQL',
-      concurrency: r.concurrency,
-      warmupMs: r.warmupMs,
-      durationMs: r.durationMs,
-      progress: r.progress,
+      ...loadWindow(r),
       done: () => empty,
       op: async () => {
         const { rows } = await pool.query<{ id: string; version: number }>(CLAIM_SQL);

@@ -5,8 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import pg from 'pg';
+import type pg from 'pg';
 import { benchConfig } from '../benchConfig.js';
+import { connectCounter } from '../benchDatabase.js';
 import { measureCompletions } from '../measureCompletions.js';
 import type { LoadResult } from '../measureLoad.js';
 import type { Progress } from '../progress.js';
@@ -44,11 +45,7 @@ async function fillOutbox(client: pg.Client, count: number): Promise<void> {
 export async function relayThroughput(r: RelayRun): Promise<LoadResult & { extra: Record<string, unknown> }> {
   const tag = randomBytes(3).toString('hex');
   const stream = `ONEJOB_BENCH_RELAY_${tag.toUpperCase()}`;
-  const counter = new pg.Client({
-    connectionString: r.databaseUrl,
-    application_name: 'onejob-bench-counter',
-  });
-  await counter.connect();
+  const counter = await connectCounter(r.databaseUrl);
   try {
     await fillOutbox(counter, r.events);
     const server = await startServer({
