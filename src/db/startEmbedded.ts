@@ -52,6 +52,21 @@ export interface StopOptions {
   waitForSessionsMs?: number;
 }
 
+/**
+ * The signals that stop a server and how long each waits: smart shutdown (SIGTERM, sessions
+ * end on their own) only with `waitForSessionsMs`, then fast (SIGINT: sessions are ended),
+ * then immediate (SIGQUIT) for a stuck server.
+ */
+function shutdownSteps(options: StopOptions): [NodeJS.Signals, number][] {
+  return [
+    ...(options.waitForSessionsMs
+      ? [['SIGTERM', options.waitForSessionsMs] as [NodeJS.Signals, number]]
+      : []),
+    ['SIGINT', 10_000],
+    ['SIGQUIT', 5_000],
+  ];
+}
+
 interface EmbeddedState {
   port: number;
   password: string;
@@ -192,14 +207,7 @@ function watchPostmaster(pid: number): { stop(options?: StopOptions): Promise<vo
   });
   const stop = async (options: StopOptions = {}) => {
     stopping = true;
-    const steps: [NodeJS.Signals, number][] = [
-      ...(options.waitForSessionsMs
-        ? [['SIGTERM', options.waitForSessionsMs] as [NodeJS.Signals, number]]
-        : []),
-      ['SIGINT', 10_000],
-      ['SIGQUIT', 5_000],
-    ];
-    for (const [signal, waitMs] of steps) {
+    for (const [signal, waitMs] of shutdownSteps(options)) {
       if (gone()) return;
       try {
         process.kill(pid, signal);
@@ -285,14 +293,7 @@ async function startPostmaster(
       // server; a fast shutdown would cut them and each would log "terminating connection due
       // to administrator command". Then fast (SIGINT: sessions are ended), then immediate
       // (SIGQUIT) for a stuck server.
-      const steps: [NodeJS.Signals, number][] = [
-        ...(options.waitForSessionsMs
-          ? [['SIGTERM', options.waitForSessionsMs] as [NodeJS.Signals, number]]
-          : []),
-        ['SIGINT', 10_000],
-        ['SIGQUIT', 5_000],
-      ];
-      for (const [signal, waitMs] of steps) {
+      for (const [signal, waitMs] of shutdownSteps(options)) {
         child.kill(signal);
         if (await Promise.race([exited.then(() => true), sleep(waitMs).then(() => false)])) return;
       }

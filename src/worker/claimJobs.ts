@@ -285,11 +285,22 @@ ORDER BY c.k`;
 
 /** The claim with provider slots: the statement the plan tests read. */
 export const CLAIM_BATCH_SQL = claimBatchSql(true);
-const CLAIM_BATCH_UNCAPPED_SQL = claimBatchSql(false);
 
-/** Whether a claim must take provider slots: a provider it may call has a `maxConcurrency`. */
-export const takesSlots = (worker: Pick<ClaimRequest, 'limits'>): boolean =>
-  Object.keys(worker.limits?.providers ?? {}).length > 0;
+/**
+ * A claiming statement in its two shapes, as a named statement for `batchQuery`: with the
+ * provider slots when a provider the worker may call has a `maxConcurrency`, else without
+ * them (named apart, so a kept-plan connection keeps a plan of each).
+ */
+export function claimStatement(
+  name: string,
+  build: (capped: boolean) => string,
+): (worker: Pick<ClaimRequest, 'limits'>) => { name: string; text: string } {
+  const capped = { name, text: build(true) };
+  const uncapped = { name: `${name}-uncapped`, text: build(false) };
+  return (worker) => (Object.keys(worker.limits?.providers ?? {}).length > 0 ? capped : uncapped);
+}
+
+const claimBatch = claimStatement('onejob-claim-batch', claimBatchSql);
 
 // The claim must walk each owner's queued jobs in index order and stop after its share.
 // Without statistics (a queue filled faster than autovacuum analyses it), PostgreSQL guesses a
@@ -448,13 +459,8 @@ export async function claimQueuedJobs(
 ): Promise<ClaimedAttempt[]> {
   if (worker.limit <= 0) return [];
   const values = CLAIM_SQL_PARAMS.values(await claimValues(operations, worker));
-  const capped = takesSlots(worker);
-  const rows = await batchQuery<ClaimRow>(
-    target,
-    capped ? 'onejob-claim-batch' : 'onejob-claim-batch-uncapped',
-    capped ? CLAIM_BATCH_SQL : CLAIM_BATCH_UNCAPPED_SQL,
-    values,
-  );
+  const { name, text } = claimBatch(worker);
+  const rows = await batchQuery<ClaimRow>(target, name, text, values);
   noteTurns(worker, rows);
   // One row even when nothing was claimed: it carries the turn columns only.
   return rows.filter((r) => r.id !== null).map(claimedAttempt);

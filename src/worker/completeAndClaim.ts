@@ -23,17 +23,17 @@ import {
   type ClaimRow,
   claimCtes,
   claimedAttempt,
+  claimStatement,
   claimTurnColumns,
   claimValues,
   noteTurns,
-  takesSlots,
 } from './claimJobs.js';
 
 // The claim's parameters come after the completion's.
 const CLAIM_AFTER_WIN = WIN_PARAMS.followedBy(CLAIM_PARAMS);
 
 // The winners as one JSON array on every row, and one row even when nothing was claimed.
-// `capped`: the claim takes provider slots (claimJobs.ts, `takesSlots`).
+// `capped`: the claim takes provider slots (claimJobs.ts, `claimStatement`).
 const completeAndClaimSql = (capped: boolean) => `
 WITH RECURSIVE ${WIN_MANY_CTES},
 ${claimCtes(CLAIM_AFTER_WIN.$, 'claim_events', capped)}
@@ -42,7 +42,7 @@ SELECT (SELECT coalesce(jsonb_agg(jsonb_build_array(attempt_id, version)), '[]':
 FROM (SELECT 1) AS one LEFT JOIN (${CLAIMED_ROWS_SQL}) AS c ON true`;
 
 export const COMPLETE_AND_CLAIM_SQL = completeAndClaimSql(true);
-const COMPLETE_AND_CLAIM_UNCAPPED_SQL = completeAndClaimSql(false);
+const completeAndClaimBatch = claimStatement('onejob-complete-and-claim', completeAndClaimSql);
 
 export interface CompletedAndClaimed {
   /** Attempts that won, with their job's new version (as completeWinners returns them). */
@@ -68,13 +68,8 @@ export async function completeAndClaim(
     ...(winManyValues(offered) as LiteralValue[]),
     ...CLAIM_AFTER_WIN.values(await claimValues(operations, worker)),
   ];
-  const capped = takesSlots(worker);
-  const rows = await batchQuery<Row>(
-    target,
-    capped ? 'onejob-complete-and-claim' : 'onejob-complete-and-claim-uncapped',
-    capped ? COMPLETE_AND_CLAIM_SQL : COMPLETE_AND_CLAIM_UNCAPPED_SQL,
-    values,
-  );
+  const { name, text } = completeAndClaimBatch(worker);
+  const rows = await batchQuery<Row>(target, name, text, values);
   const winners = new Map((rows[0]?.won ?? []).map(([id, version]) => [id, Number(version)]));
   noteTurns(worker, rows as Pick<ClaimRow, 'next_after' | 'more'>[]);
   const claimedRows = rows
