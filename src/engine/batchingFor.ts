@@ -5,7 +5,8 @@ import type { OnejobConfig } from '../config/types.js';
 import type { GroupCommitOptions } from '../db/groupCommit.js';
 import type { Metrics } from '../observability/createMetrics.js';
 
-export type BatchedPath = 'jobs' | 'transfers' | 'deliveries';
+/** `jobs`: intake (creates and replays); `reads`: reads of jobs by id. */
+export type BatchedPath = 'jobs' | 'reads' | 'transfers' | 'deliveries';
 
 /** A batcher's options: sizes from the config, and metrics and a warning per failed batch. */
 export type BatchOptions = GroupCommitOptions & {

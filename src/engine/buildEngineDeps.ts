@@ -14,6 +14,7 @@ import { unnamedStatementsOnly } from '../db/unnamedStatements.js';
 import { createNotificationHub } from '../events/createNotificationHub.js';
 import type { NotificationHub } from '../events/notificationHub.js';
 import { createJobBatcher, type JobBatcher } from '../jobs/createJobBatcher.js';
+import { createJobReader, type JobReader } from '../jobs/createJobReader.js';
 import { createTransferBatcher, type TransferBatcher } from '../ledger/createTransferBatcher.js';
 import { createLogger } from '../observability/createLogger.js';
 import { createMetrics } from '../observability/createMetrics.js';
@@ -42,6 +43,7 @@ export interface BuiltDeps extends EngineDeps {
   readonly env: NodeJS.ProcessEnv | undefined;
   readonly batching: Batching;
   readonly jobBatcher: JobBatcher;
+  readonly jobReader: JobReader;
   readonly transferBatcher: TransferBatcher;
   readonly closers: Closers;
 }
@@ -130,6 +132,7 @@ export function buildEngineDeps(inputs: OnejobOptions): BuiltDeps {
     env: inputs.env,
     batching,
     jobBatcher: createJobBatcher(pool, operations, batching('jobs')),
+    jobReader: createJobReader(pool, batching('reads')),
     transferBatcher: createTransferBatcher(pool, batching('transfers')),
     closers,
   };

@@ -4,7 +4,12 @@ import { OnejobError } from '../errors/OnejobError.js';
 import type { OperationRegistry } from '../operations/operationRegistry.js';
 import { type BatchRow, createJobsBatch } from './createJobsBatch.js';
 import { attemptsJson, JOB_COLUMNS, type JobRow, type JobView, jobView } from './jobView.js';
-import { type CreateJobRequest, type PreparedCreate, prepareCreate } from './prepareCreate.js';
+import {
+  type CheckedCreate,
+  type CreateJobRequest,
+  type PreparedCreate,
+  prepareCreate,
+} from './prepareCreate.js';
 import { findTombstone } from './tombstones.js';
 
 export type { CreateJobRequest } from './prepareCreate.js';
@@ -55,7 +60,7 @@ export async function createPrepared(db: Queryable, p: PreparedCreate): Promise<
  */
 export async function settleCreate(
   db: Queryable,
-  p: PreparedCreate,
+  p: CheckedCreate,
   row: BatchRow | undefined,
 ): Promise<CreateJobResult> {
   if (row) return answerCreate(row, p, true);
@@ -79,7 +84,7 @@ export async function settleCreate(
  */
 export function answerCreate(
   row: JobRow & { created: boolean },
-  p: PreparedCreate,
+  p: CheckedCreate,
   first: boolean,
 ): CreateJobResult {
   const job = jobView(row);

@@ -2,8 +2,9 @@ import { type BatcherOptions, createBatcher } from '../db/createBatcher.js';
 import type { Queryable } from '../db/createPool.js';
 import type { OperationRegistry } from '../operations/operationRegistry.js';
 import { answerCreate, type CreateJobResult, createPrepared } from './createJob.js';
-import { type BatchRow, createJobsBatch } from './createJobsBatch.js';
-import { type CreateJobRequest, type PreparedCreate, prepareCreate } from './prepareCreate.js';
+import { type BatchOutcome, type BatchRow, createJobsBatch } from './createJobsBatch.js';
+import { findJobsByKey } from './findJobsByKey.js';
+import { type CheckedCreate, type CreateJobRequest, checkCreate, withIds } from './prepareCreate.js';
 
 export type JobBatcherOptions = BatcherOptions;
 
@@ -13,10 +14,13 @@ export interface JobBatcher {
 }
 
 /**
- * Group commit for intake (src/db/createBatcher.ts): concurrent creates share one statement
- * and one commit, and each request gets the answer it would have had alone. The same key
- * twice in a batch is written once; the others are its replays (or a 409 for another body).
- * A key the statement could not answer (tombstoned, or committed after its snapshot) and
+ * Group commit for intake (src/db/createBatcher.ts): concurrent creates share one batch,
+ * and each request gets the answer it would have had alone. A batch first reads the jobs
+ * its keys already name in one read-only statement (findJobsByKey.ts): those requests are
+ * replays (or a 409 for another body) and write nothing. The other keys, and only they,
+ * get their ids and events and go to the intake statement (createJobsBatch.ts) together.
+ * The same key twice in a batch is read or written once; the others are its replays. A
+ * key the statement could not answer (tombstoned, or committed after its snapshot) and
  * every request of a batch that failed (an archival racing it, input PostgreSQL refuses)
  * go alone, as a batch of one.
  */
@@ -25,25 +29,47 @@ export function createJobBatcher(
   operations: OperationRegistry,
   options: JobBatcherOptions = {},
 ): JobBatcher {
-  const batcher = createBatcher<PreparedCreate, BatchRow, CreateJobResult>(
+  const batcher = createBatcher<CheckedCreate, BatchRow, CreateJobResult>(
     {
       key: (p) => `${p.req.ownerId}\u0000${p.req.idempotencyKey}`,
-      write: (batch) => createJobsBatch(db, batch),
+      write: (batch) => replayOrCreate(db, batch),
       answer: answerCreate,
-      alone: (p) => createPrepared(db, p),
+      alone: (p) => createPrepared(db, withIds(p)),
     },
     options,
   );
   return {
     create(req) {
       // Validation happens here, before the request joins anything: a 422 is its own.
-      let prepared: PreparedCreate;
+      let checked: CheckedCreate;
       try {
-        prepared = prepareCreate(operations, req);
+        checked = checkCreate(operations, req);
       } catch (error) {
         return Promise.reject(error);
       }
-      return batcher.submit(prepared);
+      return batcher.submit(checked);
     },
   };
+}
+
+/** The existing job of each key that has one; the intake statement for the rest. */
+async function replayOrCreate(db: Queryable, batch: CheckedCreate[]): Promise<BatchOutcome> {
+  const outcome = await findJobsByKey(
+    db,
+    batch.map((p) => p.req),
+  );
+  const missing: number[] = [];
+  outcome.forEach((row, i) => {
+    if (!row) missing.push(i);
+  });
+  if (missing.length === 0) return outcome;
+  // A key created between the look-up and this statement is found by its `existing`.
+  const written = await createJobsBatch(
+    db,
+    missing.map((i) => withIds(batch[i]!)),
+  );
+  missing.forEach((i, k) => {
+    outcome[i] = written[k];
+  });
+  return outcome;
 }

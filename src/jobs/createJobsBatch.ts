@@ -1,13 +1,8 @@
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import { jobEventRowsSql } from '../events/jobEventRows.js';
-import { attemptsJson, JOB_COLUMNS, type JobRow } from './jobView.js';
+import { attemptsJson, JOB_COLUMNS, type JobRow, jobColumns } from './jobView.js';
 import type { PreparedCreate } from './prepareCreate.js';
-
-const columns = (alias: string) =>
-  JOB_COLUMNS.split(', ')
-    .map((c) => `${alias}.${c}`)
-    .join(', ');
 
 // Job intake's one statement: a set of requests (a single one for a create alone or in a
 // caller's transaction, createJob.ts) in one statement and one commit. Each new job's
@@ -35,7 +30,7 @@ WITH req AS (
     ord int, id uuid, owner_id text, idempotency_key text, fingerprint text, operation text,
     input jsonb, run_at timestamptz, traceparent text, event_id uuid, data jsonb, event jsonb)
 ), existing AS (
-  SELECT r.ord, ${columns('j')}
+  SELECT r.ord, ${jobColumns('j')}
   FROM req r CROSS JOIN LATERAL (
     SELECT * FROM onejob.jobs j
     WHERE j.owner_id = r.owner_id AND j.idempotency_key = r.idempotency_key OFFSET 0
@@ -59,7 +54,7 @@ WITH req AS (
 SELECT r.ord, true AS created, '[]'::jsonb AS attempts, i.*
 FROM inserted i JOIN req r ON r.id = i.id
 UNION ALL
-SELECT e.ord, false AS created, ${attemptsJson('e.id')} AS attempts, ${columns('e')}
+SELECT e.ord, false AS created, ${attemptsJson('e.id')} AS attempts, ${jobColumns('e')}
 FROM existing e`;
 
 export type BatchRow = JobRow & { ord: number; created: boolean };

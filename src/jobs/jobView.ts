@@ -38,6 +38,12 @@ export interface JobRow {
 export const JOB_COLUMNS =
   'id, owner_id, idempotency_key, fingerprint, operation, input, state, version, completed_by, result, error, attempt_count, traceparent, run_at, created_at, updated_at, finished_at';
 
+/** JOB_COLUMNS, each qualified by `alias`. */
+export const jobColumns = (alias: string): string =>
+  JOB_COLUMNS.split(', ')
+    .map((c) => `${alias}.${c}`)
+    .join(', ');
+
 /** SQL expression: the attempts of job `jobIdExpr` as a JSON array in the public shape. */
 export const attemptsJson = (jobIdExpr: string) => `(
   SELECT coalesce(jsonb_agg(jsonb_build_object(

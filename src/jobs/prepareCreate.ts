@@ -36,12 +36,16 @@ export function checkCreateRequest(operations: OperationRegistry, req: CreateJob
   }
 }
 
-/** A validated request with everything its INSERT needs, computed once, before any batching. */
-export interface PreparedCreate {
+/** A validated request and its fingerprint: all a replay of an existing key needs. */
+export interface CheckedCreate {
   req: CreateJobRequest;
   /** `req.runAt` checked, or null. */
   runAt: Date | null;
   print: string;
+}
+
+/** A validated request with everything its INSERT needs, computed once, before any batching. */
+export interface PreparedCreate extends CheckedCreate {
   id: string;
   eventId: string;
   data: Record<string, unknown>;
@@ -50,14 +54,32 @@ export interface PreparedCreate {
 
 /** Validates `req` (throwing its 422) and computes its fingerprint, ids and created event. */
 export function prepareCreate(operations: OperationRegistry, req: CreateJobRequest): PreparedCreate {
+  return withIds(checkCreate(operations, req));
+}
+
+/** Validates `req` (throwing its 422) and computes its fingerprint, nothing more. */
+export function checkCreate(operations: OperationRegistry, req: CreateJobRequest): CheckedCreate {
   checkCreateRequest(operations, req);
-  return prepareChecked(req);
+  return checkedFingerprint(req);
 }
 
 /** `prepareCreate` for a request `checkCreateRequest` has already passed. */
 export function prepareChecked(req: CreateJobRequest): PreparedCreate {
+  return withIds(checkedFingerprint(req));
+}
+
+function checkedFingerprint(req: CreateJobRequest): CheckedCreate {
   const runAt = checkRunAt(req.runAt);
   const print = fingerprint({ operation: req.operation, input: req.input, runAt: runAt?.toISOString() });
+  return { req, runAt, print };
+}
+
+/**
+ * The new job's id, its created event and that event's id: built only for a request that
+ * will be inserted, so a replay of an existing key spends nothing on them.
+ */
+export function withIds(checked: CheckedCreate): PreparedCreate {
+  const { req } = checked;
   const id = uuidv7();
   const eventId = uuidv7();
   const data = {
@@ -75,5 +97,5 @@ export function prepareChecked(req: CreateJobRequest): PreparedCreate {
     time: new Date(),
     traceparent: req.traceparent,
   }) as unknown as Record<string, unknown>;
-  return { req, runAt, print, id, eventId, data, event };
+  return { ...checked, id, eventId, data, event };
 }

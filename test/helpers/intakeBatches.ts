@@ -3,7 +3,7 @@
 // labelled by path).
 import type { Onejob } from '../../src/createOnejob.js';
 
-export type IntakePath = 'jobs' | 'transfers' | 'deliveries';
+export type IntakePath = 'jobs' | 'reads' | 'transfers' | 'deliveries';
 
 export interface BatchCounts {
   statements: number;

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isOnejobError } from '../../src/errors/OnejobError.js';
 import type { CreateJobRequest, CreateJobResult } from '../../src/jobs/createJob.js';
 import { createJobBatcher } from '../../src/jobs/createJobBatcher.js';
-import { CREATE_BATCH_SQL, createJobsBatch } from '../../src/jobs/createJobsBatch.js';
+import { CREATE_BATCH_SQL, CREATE_BATCH_STATEMENT, createJobsBatch } from '../../src/jobs/createJobsBatch.js';
+import { FIND_BY_KEYS_STATEMENT } from '../../src/jobs/findJobsByKey.js';
 import { fingerprint } from '../../src/jobs/fingerprint.js';
 import { prepareCreate } from '../../src/jobs/prepareCreate.js';
 import {
@@ -271,10 +272,15 @@ describe('group commit of intake', () => {
     const gate = new Promise<void>((r) => {
       open = r;
     });
-    const sent: number[] = [];
+    // Each batch reads its keys (none exist yet), then writes them: [statement, requests].
+    const sent: [string, number][] = [];
     const db = {
-      query: async (q: { values: [string] }) => {
-        sent.push((JSON.parse(q.values[0]) as unknown[]).length);
+      query: async (q: { name: string; values: unknown[] }) => {
+        const [first] = q.values;
+        sent.push([
+          q.name,
+          Array.isArray(first) ? first.length : (JSON.parse(first as string) as unknown[]).length,
+        ]);
         if (sent.length === 1) await gate;
         return t.onejob.pool.query(q as never);
       },
@@ -286,10 +292,15 @@ describe('group commit of intake', () => {
     await new Promise((r) => setImmediate(r));
     later.push(batcher.create(charge('adaptive-later-2', 2)));
     await new Promise((r) => setImmediate(r));
-    expect(sent).toEqual([1]);
+    expect(sent).toEqual([[FIND_BY_KEYS_STATEMENT, 1]]);
     open();
     const results = await Promise.all([alone, ...later]);
-    expect(sent).toEqual([1, 2]);
+    expect(sent).toEqual([
+      [FIND_BY_KEYS_STATEMENT, 1],
+      [CREATE_BATCH_STATEMENT, 1],
+      [FIND_BY_KEYS_STATEMENT, 2],
+      [CREATE_BATCH_STATEMENT, 2],
+    ]);
     expect(results.map((r) => r.replayed)).toEqual([false, false, false]);
     expect(results.map((r) => r.job.idempotencyKey)).toEqual([
       'adaptive-alone',

@@ -2,13 +2,13 @@
 // reads, the long-poll and archiving.
 import { BudgetDoor } from '../../budgets/BudgetDoor.js';
 import { recordClientRetry } from '../../compat/recordClientRetry.js';
-import type { Queryable } from '../../db/createPool.js';
 import { isOnejobError, OnejobError } from '../../errors/OnejobError.js';
 import { afterCreate, applyAfterWrite } from '../../events/afterWrite.js';
 import type { NotificationHub } from '../../events/notificationHub.js';
 import { archiveJobs } from '../../jobs/archiveJobs.js';
 import { type CreateJobRequest, type CreateJobResult, createJob } from '../../jobs/createJob.js';
 import type { JobBatcher } from '../../jobs/createJobBatcher.js';
+import type { JobReader } from '../../jobs/createJobReader.js';
 import { getJob } from '../../jobs/getJob.js';
 import { refuseReservedKey } from '../../jobs/idempotencyKey.js';
 import { type JobChangeMark, jobChangeMark } from '../../jobs/jobChangeMark.js';
@@ -71,6 +71,8 @@ export interface JobsHandle {
 export type JobsDeps = Pick<EngineDeps, 'pool' | 'operations' | 'metrics' | 'config'> & {
   readonly wakeups: Pick<NotificationHub, 'outbox' | 'jobsQueued' | 'waitForJob'>;
   readonly jobBatcher: JobBatcher;
+  /** Reads by id outside a caller's transaction, grouped like intake (src/jobs/createJobReader.ts). */
+  readonly jobReader: JobReader;
 };
 
 // A typed read names the operation it expects; any other job is not found, like another owner's.
@@ -82,7 +84,6 @@ function ofOperation(job: JobView, operation: string | undefined): JobView {
 
 export function createJobsHandle(deps: JobsDeps): JobsHandle {
   const { pool, operations, metrics, wakeups } = deps;
-  const db = (o?: TxOption): Queryable => o?.tx ?? pool;
   const door = new BudgetDoor(pool, deps.config, operations);
   const handle: JobsHandle = {
     wait: (ownerId, id, ms, o) => handle.waitFor(ownerId, id, { ...o, until: SETTLED_JOB_STATES, ms }),
@@ -107,12 +108,14 @@ export function createJobsHandle(deps: JobsDeps): JobsHandle {
       applyAfterWrite({ wakeups }, afterCreate(result, o));
       return result;
     },
-    get: async (ownerId, id, o) => ofOperation(await getJob(db(o), ownerId, id), o?.operation),
+    // The caller's transaction reads alone; everything else joins a shared read.
+    get: async (ownerId, id, o) =>
+      ofOperation(await (o?.tx ? getJob(o.tx, ownerId, id) : deps.jobReader.get(ownerId, id)), o?.operation),
     list: (ownerId, query = {}) => listJobs(pool, ownerId, query),
     async waitFor(ownerId, id, { until, ms, stopped, operation }) {
       const deadline = Date.now() + ms;
       for (;;) {
-        const job = ofOperation(await getJob(pool, ownerId, id), operation);
+        const job = ofOperation(await deps.jobReader.get(ownerId, id), operation);
         const left = deadline - Date.now();
         if (until.includes(job.state) || left <= 0 || stopped?.()) return job;
         // Settlements wake this wait (in this process at once, from others by NOTIFY);
