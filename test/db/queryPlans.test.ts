@@ -16,6 +16,8 @@ import { completeAttempt } from '../../src/jobs/completeAttempt.js';
 import { completeWinners, WIN_MANY_SQL } from '../../src/jobs/completeWinners.js';
 import { CREATE_BATCH_SQL } from '../../src/jobs/createJobsBatch.js';
 import { failAttempt } from '../../src/jobs/failAttempt.js';
+import { FIND_BY_IDS_SQL } from '../../src/jobs/findJobsById.js';
+import { FIND_BY_KEYS_SQL } from '../../src/jobs/findJobsByKey.js';
 import { LIST_SQL } from '../../src/jobs/listJobs.js';
 import { markUnknown } from '../../src/jobs/markUnknown.js';
 import { OperationRegistry } from '../../src/operations/operationRegistry.js';
@@ -140,12 +142,24 @@ describe('batch statements planned on empty tables', () => {
   });
 
   it("a job is found by its key through the key's unique index, never the owner's listing index", async () => {
-    // Intake's only statement, for one request as for many.
-    for (const [name, sql] of [['create_batch', CREATE_BATCH_SQL]] as const) {
+    // Intake's statement and the replays' look-up, for one request as for many.
+    for (const [name, sql] of [
+      ['create_batch', CREATE_BATCH_SQL],
+      ['find_by_keys', FIND_BY_KEYS_SQL],
+    ] as const) {
       const plan = await genericPlan(name, sql);
       expect(plan, name).toMatch(/Index Scan using jobs_owner_key_unique on jobs/);
       expect(plan, name).not.toMatch(/jobs_owner_newest/);
     }
+  });
+
+  it('the read by id probes each (id, owner) on the primary keys of jobs and of the archive', async () => {
+    const plan = await genericPlan('find_by_ids', FIND_BY_IDS_SQL);
+    expect(plan).toMatch(/Index Scan using jobs_pkey on jobs/);
+    expect(plan).toMatch(/Index Scan using jobs_archive_pkey on jobs_archive/);
+    expect(plan).not.toMatch(/Seq Scan on (jobs|jobs_archive|attempts)/);
+    // The archive is read only for a request no live job answered.
+    expect(plan).toMatch(/One-Time Filter: \(\w+\.id IS NULL\)/);
   });
 
   it("the owner's listing still reads the listing index, newest first", async () => {
