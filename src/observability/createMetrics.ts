@@ -28,7 +28,7 @@ export function createMetrics() {
     }),
     intakeBatches: new Histogram({
       name: 'onejob_intake_batch_size',
-      help: 'Requests per group-commit batch, by path (jobs, transfers, deliveries)',
+      help: 'Requests per group-commit batch, by path (jobs, reads, transfers, deliveries)',
       labelNames: ['path'] as const,
       buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
       registers: [registry],
