@@ -1,7 +1,7 @@
 // The background roles of an engine (worker, relay), started and stopped as a group:
 // `onejob.start()` in a library, `onejob serve --role` in the service.
 
-import { startCostPoster } from '../ledger/postPendingAttemptCosts.js';
+import { startCostPoster } from '../ledger/startCostPoster.js';
 import { type Relay, type RelayOptions, startRelay } from '../outbox/startRelay.js';
 import type { WorkerOptions } from '../worker/worker.js';
 import type { RelayDeps } from './engineDeps.js';
@@ -65,16 +65,11 @@ export async function startRoles(onejob: RolesDeps, options: StartOptions = {}):
       // Finished attempts' costs go to the ledger (idempotent per attempt). The poster stops
       // after the worker (stops run last started first) and posts once more as it stops:
       // attempts that finish while the worker drains have their cost posted by this process.
-      const stopCosts = startCostPoster(
-        onejob.pool,
-        onejob.config,
-        (error) => onejob.logger.warn({ err: error }, 'posting attempt costs failed; retrying'),
-        undefined,
-        {
-          metrics: onejob.metrics,
-          onFailure: (f) => onejob.logger.warn(f, 'an attempt cost was refused; it is skipped until retried'),
-        },
-      );
+      const stopCosts = startCostPoster(onejob.pool, onejob.config, {
+        onError: (error) => onejob.logger.warn({ err: error }, 'posting attempt costs failed; retrying'),
+        metrics: onejob.metrics,
+        onFailure: (f) => onejob.logger.warn(f, 'an attempt cost was refused; it is skipped until retried'),
+      });
       stops.push(stopCosts);
       const worker = onejob.attempts.startWorker(options.worker);
       stops.push(() => worker.stop());

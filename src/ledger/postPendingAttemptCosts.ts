@@ -1,11 +1,10 @@
+// The cost poster's pass: finished attempts' costs into the ledger, a batch at a time.
 import type pg from 'pg';
 import type { OnejobConfig } from '../config/types.js';
-import type { Queryable } from '../db/createPool.js';
 import { DEADLOCK_DETECTED, isDatabaseUnavailable, SERIALIZATION_FAILURE, sqlState } from '../db/sqlstate.js';
 import { withTransaction } from '../db/withTransaction.js';
 import type { Metrics } from '../observability/createMetrics.js';
 import { redactedMessage } from '../observability/redactUrl.js';
-import { periodicTask } from '../time/periodicTask.js';
 import { FINISHED_ATTEMPT_STATES } from '../vocabulary/attemptStates.js';
 import { type CheckedTransfer, checkTransferRequest } from './checkTransferRequest.js';
 import { differentFields, sameTransfer } from './createTransfer.js';
@@ -68,15 +67,15 @@ type PosterOptions = Pick<CostPosterOptions, 'metrics' | 'onFailure'>;
  * whose transfer is refused (an account in another currency, an amount out of range) is
  * rolled back alone, its error recorded on the attempt (`cost_post_error`) and skipped by
  * later passes, so it never holds up another attempt's or another owner's costs.
- * listCostPostFailures lists them; retryCostPosts puts them back once fixed. Returns how
- * many attempts were posted.
+ * listCostPostFailures lists them; retryCostPosts puts them back once fixed;
+ * startCostPoster runs passes on a timer. Returns how many attempts were posted.
  */
 export async function postPendingAttemptCosts(
   pool: pg.Pool,
   config: OnejobConfig,
-  options: CostPosterOptions | number = {},
+  options: CostPosterOptions = {},
 ): Promise<number> {
-  const { limit = 200, ...rest } = typeof options === 'number' ? { limit: options } : options;
+  const { limit = 200, ...rest } = options;
   return withTransaction(pool, async (tx) => {
     const { rows } = await tx.query<PendingCost>(PENDING_SQL, [limit]);
     if (rows.length === 0) return 0;
@@ -169,89 +168,4 @@ async function recordFailure(
   await tx.query(FAILED_SQL, [row.id, message]);
   metrics?.costPostFailures.inc();
   onFailure?.({ attemptId: row.id, ownerId: row.owner_id, error: message });
-}
-
-export interface CostPostFailure {
-  attemptId: string;
-  jobId: string;
-  ownerId: string;
-  provider: string;
-  costMicros: number;
-  /** Why the transfer was refused (URLs reduced to scheme, host and port). */
-  error: string;
-  failedAt: string;
-}
-
-const FAILURES_SQL = `
-SELECT a.id, a.job_id, j.owner_id, a.provider, a.cost_micros::text, a.cost_post_error, a.cost_post_failed_at
-FROM onejob.attempts a
-JOIN onejob.jobs j ON j.id = a.job_id
-WHERE a.cost_post_error IS NOT NULL AND a.cost_posted_at IS NULL
-  AND ($1::text IS NULL OR j.owner_id = $1)
-ORDER BY a.cost_post_failed_at, a.id
-LIMIT $2`;
-
-/**
- * Attempts whose cost the poster could not post, oldest failure first, for operators (all
- * owners unless `ownerId` is given). Fix the cause (for example an account that holds
- * another currency), then call retryCostPosts.
- */
-export async function listCostPostFailures(
-  db: Queryable,
-  query: { ownerId?: string | undefined; limit?: number | undefined } = {},
-): Promise<CostPostFailure[]> {
-  const { rows } = await db.query<{
-    id: string;
-    job_id: string;
-    owner_id: string;
-    provider: string;
-    cost_micros: string;
-    cost_post_error: string;
-    cost_post_failed_at: Date;
-  }>(FAILURES_SQL, [query.ownerId ?? null, Math.min(Math.max(query.limit ?? 100, 1), 1000)]);
-  return rows.map((r) => ({
-    attemptId: r.id,
-    jobId: r.job_id,
-    ownerId: r.owner_id,
-    provider: r.provider,
-    costMicros: Number(r.cost_micros),
-    error: r.cost_post_error,
-    failedAt: r.cost_post_failed_at.toISOString(),
-  }));
-}
-
-const RETRY_SQL = `
-UPDATE onejob.attempts SET cost_post_error = NULL, cost_post_failed_at = NULL
-WHERE cost_post_error IS NOT NULL AND cost_posted_at IS NULL AND ($1::uuid[] IS NULL OR id = ANY($1::uuid[]))`;
-
-/** Clears recorded failures (the given attempts, or all) so the next pass posts them again. */
-export async function retryCostPosts(db: Queryable, attemptIds?: string[]): Promise<number> {
-  const { rowCount } = await db.query(RETRY_SQL, [attemptIds ?? null]);
-  return rowCount ?? 0;
-}
-
-/**
- * Posts pending attempt costs every `intervalMs` until stopped. Stopping posts once more:
- * stopped after the worker has drained, it posts the costs of the attempts that finished
- * meanwhile instead of leaving them to the next worker that starts.
- */
-export function startCostPoster(
-  pool: pg.Pool,
-  config: OnejobConfig,
-  onError: (error: unknown) => void,
-  intervalMs = 1_000,
-  options: CostPosterOptions = {},
-): () => Promise<void> {
-  const post = async () => {
-    await postPendingAttemptCosts(pool, config, options).catch(onError);
-  };
-  const task = periodicTask(intervalMs, post);
-  task.start();
-  let stopped = false;
-  return async () => {
-    if (stopped) return;
-    stopped = true;
-    await task.stop();
-    await post();
-  };
 }

@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineTransfer, createTransfer } from '../../src/ledger/createTransfer.js';
 import { getBalance } from '../../src/ledger/getBalance.js';
+import { listCostPostFailures } from '../../src/ledger/listCostPostFailures.js';
 import { postAttemptCost } from '../../src/ledger/postAttemptCost.js';
-import {
-  listCostPostFailures,
-  postPendingAttemptCosts,
-  retryCostPosts,
-} from '../../src/ledger/postPendingAttemptCosts.js';
+import { postPendingAttemptCosts } from '../../src/ledger/postPendingAttemptCosts.js';
+import { retryCostPosts } from '../../src/ledger/retryCostPosts.js';
 import { OWNER_B, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 let t: TestApp;
