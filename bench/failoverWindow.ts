@@ -44,7 +44,8 @@ interface RoundResult {
 }
 
 async function round(synchronous: boolean): Promise<RoundResult> {
-  const cluster = await startReplicatedPostgres({ synchronous });
+  // Asynchronous: the standby streams, but a commit does not wait for it.
+  const cluster = await startReplicatedPostgres({ synchronousCommit: synchronous ? 'on' : 'local' });
   const home = await mkdtemp(join(tmpdir(), 'onejob-failover-window-'));
   const token = `window-${randomBytes(12).toString('hex')}`;
   const service = await startService({
@@ -134,7 +135,7 @@ async function round(synchronous: boolean): Promise<RoundResult> {
     };
   }
   await service.stop();
-  await cluster.stop();
+  await cluster.close();
   await rm(home, { recursive: true, force: true });
   return {
     synchronous,

@@ -3,30 +3,14 @@
 // connections while every open session went on answering; stopping the backends too
 // freezes the server as a whole (open connections hang instead of being refused or
 // reset, unlike a restart). The postmaster's pid is the first line of postmaster.pid.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { childPids } from '../../test/helpers/childPids.js';
 
 export function postmasterPid(dataDir: string): number {
   const pid = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no postmaster pid in ${dataDir}/postmaster.pid`);
   return pid;
-}
-
-/** Children of `pid`, from /proc (Linux): the backends and auxiliary processes of a postmaster. */
-export function childPids(pid: number): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // The fields after the command name (which may hold spaces) start after the last ')'.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === pid) out.push(Number(entry));
-    } catch {
-      // The process ended while being read.
-    }
-  }
-  return out;
 }
 
 const signal = (pid: number, s: NodeJS.Signals) => {

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { type EmbeddedDatabase, startEmbedded } from '../../src/db/startEmbedded.js';
-import { ReplicatedPostgres } from './replicatedPostgres.js';
+import { startReplicatedPostgres } from '../../test/helpers/replicatedPostgres.js';
 import type { DatabaseTarget } from './resilientPool.js';
 import { stallPostgres } from './stallPostgres.js';
 
@@ -45,13 +45,13 @@ export async function startDatabase(
   options: DatabaseOptions = {},
 ): Promise<ChaosDatabase> {
   if (kind === 'replicated') {
-    const cluster = await ReplicatedPostgres.start({
+    const cluster = await startReplicatedPostgres({
       ...(options.synchronousCommit ? { synchronousCommit: options.synchronousCommit } : {}),
       ...(options.log ? { log: options.log } : {}),
     });
     return {
-      url: cluster.url,
-      harnessTarget: () => cluster.nodeUrl(cluster.primary),
+      url: cluster.hostListUrl(),
+      harnessTarget: () => cluster.primaryUrl(),
       kind,
       restart: (outageMs) => cluster.restartPrimary(outageMs),
       stall: (ms) => stallPostgres(cluster.primary.dataDir, ms),

@@ -94,7 +94,7 @@ afterAll(async () => {
   await consumerPool?.end();
   await consumerDb?.drop();
   await fake?.close();
-  await cluster?.stop();
+  await cluster?.close();
   await rm(home, { recursive: true, force: true });
 });
 
