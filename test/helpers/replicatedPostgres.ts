@@ -312,6 +312,12 @@ export class ReplicatedPostgres {
     ]);
     this.configureNode(node, from);
     await this.startNode(node);
+    // The primary names this standby again (a promotion cleared the name: see promoteStandby).
+    await this.query(
+      this.nodeUrl(from, 'postgres'),
+      `ALTER SYSTEM SET synchronous_standby_names = '${node.name}'`,
+    );
+    await this.query(this.nodeUrl(from, 'postgres'), 'SELECT pg_reload_conf()');
     await until(
       `${node.name} to stream synchronously from ${from.name}`,
       async () => {
@@ -357,7 +363,10 @@ export class ReplicatedPostgres {
     dead.server = undefined;
   }
 
-  /** Promotes the standby, waits until it accepts writes, and makes it the primary (the dead one its standby slot). */
+  /**
+   * Promotes the standby, waits until it accepts writes, and makes it the primary (the dead
+   * one its standby slot). Until rejoinStandby, its commits wait for no standby.
+   */
   async promoteStandby(): Promise<void> {
     const heir = this.standby;
     // pg_promote waits (up to 60 s) until the standby has left recovery.
@@ -366,6 +375,10 @@ export class ReplicatedPostgres {
       'SELECT pg_promote(true, 60) AS promoted',
     );
     if (!row?.promoted) throw new Error(`${heir.name} did not finish its promotion within 60 s`);
+    // Its synchronous standby is the dead node: until rejoinStandby builds a new one, commits
+    // must not wait for it, or the promoted primary would take no write at all.
+    await this.query(this.nodeUrl(heir, 'postgres'), "ALTER SYSTEM SET synchronous_standby_names = ''");
+    await this.query(this.nodeUrl(heir, 'postgres'), 'SELECT pg_reload_conf()');
     this.standby = this.primary;
     this.primary = heir;
     this.failovers++;
