@@ -1,4 +1,5 @@
 // The outcome of one invariant check over a chaos history.
+import { groupByKey } from '../../src/db/groupCommit.js';
 
 export interface Violation {
   /** The invariant broken, e.g. `one_job_per_key`. */
@@ -33,12 +34,5 @@ export function skipped(check: string, why: string): CheckResult {
 }
 
 export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const group = groups.get(k);
-    if (group) group.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
+  return new Map(groupByKey(items, key).map((group) => [key(group[0]!), group]));
 }

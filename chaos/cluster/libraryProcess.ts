@@ -5,7 +5,8 @@
 // on the same database. Started as `node --import tsx chaos/cluster/libraryProcess.ts`
 // with DATABASE_URL and PORT.
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
+import { text } from 'node:stream/consumers';
 import { isDatabaseUnavailable } from '../../src/db/sqlstate.js';
 import { createOnejob, defineOperation, isOnejobError, migrate } from '../../src/index.js';
 
@@ -50,15 +51,6 @@ const onejob = createOnejob({
 });
 await onejob.start({ roles: ['worker'] });
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 // POST /code-jobs {owner, key, input}: one job per (owner, key), as the API answers.
 const server = createServer(async (req, res) => {
   const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -68,7 +60,7 @@ const server = createServer(async (req, res) => {
   };
   if (req.method !== 'POST' || req.url !== '/code-jobs') return answer(404, { code: 'route_not_found' });
   try {
-    const body = JSON.parse(await readBody(req)) as { owner: string; key: string; input: { text: string } };
+    const body = JSON.parse(await text(req)) as { owner: string; key: string; input: { text: string } };
     const { job, replayed } = await onejob.jobs.create({
       ownerId: body.owner,
       idempotencyKey: body.key,

@@ -5,7 +5,8 @@
 // unverified one answers well in production but breaks the contract whenever it is being
 // verified, so the failover gate must keep it out. Every answer carries a fresh
 // `answerId`, which lets the checker tell which request a job's result came from.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import { text } from 'node:stream/consumers';
 import type { InferenceRequest } from '../history/types.js';
 import type { Rng } from '../random/createRng.js';
 
@@ -33,15 +34,6 @@ export interface FakeInferenceProvider {
   /** Until `untilMs` (epoch), every provider holds its answers for `stallMs`. */
   stall(untilMs: number, stallMs: number): void;
   close(): Promise<void>;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 export async function startFakeInferenceProvider(
@@ -79,7 +71,7 @@ export async function startFakeInferenceProvider(
     });
     let body: { model?: string };
     try {
-      body = JSON.parse(await readBody(req)) as { model?: string };
+      body = JSON.parse(await text(req)) as { model?: string };
     } catch {
       res.writeHead(400).end();
       return;

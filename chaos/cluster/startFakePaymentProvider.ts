@@ -2,7 +2,8 @@
 // Idempotency-Key (one charge per key, later requests replay the result), keeps working
 // on a request after the caller hung up, answers a status URL, and can be told to stall
 // past the caller's timeout. It records every request it receives, for the checker.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import { text } from 'node:stream/consumers';
 import type { ProviderRequest } from '../history/types.js';
 import type { Rng } from '../random/createRng.js';
 
@@ -18,15 +19,6 @@ export interface FakePaymentProvider {
 interface Charge {
   state: 'processing' | 'charged';
   result?: unknown;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 export async function startFakePaymentProvider(
@@ -59,7 +51,7 @@ export async function startFakePaymentProvider(
       const key = String(req.headers['idempotency-key'] ?? '');
       const attempt = Number(req.headers['x-onejob-attempt'] ?? 0);
       const receivedAt = Date.now();
-      const body = JSON.parse(await readBody(req)) as { input?: { amount?: number } };
+      const body = JSON.parse(await text(req)) as { input?: { amount?: number } };
       const record: ProviderRequest = {
         provider: name,
         key,

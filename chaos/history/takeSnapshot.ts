@@ -39,6 +39,16 @@ async function exists(db: pg.PoolClient, table: string): Promise<boolean> {
   return rows[0]?.t !== null;
 }
 
+/** The rows of `sql`, each through `map`; undefined where `table` does not exist (a schema from before it). */
+async function rowsIfTable<T>(
+  db: pg.PoolClient,
+  table: string,
+  sql: string,
+  map: (row: pg.QueryResultRow) => T,
+): Promise<T[] | undefined> {
+  return (await exists(db, table)) ? (await db.query(sql)).rows.map(map) : undefined;
+}
+
 /** One consistent snapshot (REPEATABLE READ): processes may still be running while it is read. */
 export async function takeSnapshot(pool: pg.Pool, o: { helper: boolean }): Promise<DbSnapshot> {
   const db = await pool.connect();
@@ -88,48 +98,53 @@ async function read(db: pg.PoolClient, o: { helper: boolean }): Promise<DbSnapsh
           await db.query(`SELECT event_id, count(*)::int AS n FROM ${EFFECTS_TABLE} GROUP BY event_id`)
         ).rows.map((r) => ({ eventId: r.event_id as string, count: r.n as number }))
       : null;
-  const ledger = (await exists(db, 'onejob.ledger_entries'))
-    ? (await db.query(LEDGER_SQL)).rows.map((r) => ({
-        ownerId: r.owner_id as string,
-        currency: r.currency as string,
-        debits: Number(r.debits),
-        credits: Number(r.credits),
-      }))
-    : null;
-  const inbox = (await exists(db, 'onejob.inbox_events'))
-    ? (await db.query('SELECT source, event_id, job_id FROM onejob.inbox_events')).rows.map((r) => ({
+  const ledger =
+    (await rowsIfTable(db, 'onejob.ledger_entries', LEDGER_SQL, (r) => ({
+      ownerId: r.owner_id as string,
+      currency: r.currency as string,
+      debits: Number(r.debits),
+      credits: Number(r.credits),
+    }))) ?? null;
+  const inbox =
+    (await rowsIfTable(
+      db,
+      'onejob.inbox_events',
+      'SELECT source, event_id, job_id FROM onejob.inbox_events',
+      (r) => ({
         source: r.source as string,
         eventId: r.event_id as string,
         jobId: r.job_id as string,
-      }))
-    : null;
-  const costTransfers = (await exists(db, 'onejob.ledger_transfers'))
-    ? (await db.query(COST_TRANSFERS_SQL)).rows.map((r) => ({
+      }),
+    )) ?? null;
+  const costTransfers =
+    (await rowsIfTable(db, 'onejob.ledger_transfers', COST_TRANSFERS_SQL, (r) => ({
+      ownerId: r.owner_id as string,
+      id: r.id as string,
+      debitAccount: r.debit_account as string,
+      creditAccount: r.credit_account as string,
+      amount: Number(r.amount),
+      currency: r.currency as string,
+      reference: r.reference as string | null,
+    }))) ?? [];
+  const transfers =
+    (await rowsIfTable(
+      db,
+      'onejob.ledger_transfers',
+      'SELECT owner_id, id FROM onejob.ledger_transfers',
+      (r) => ({
         ownerId: r.owner_id as string,
         id: r.id as string,
-        debitAccount: r.debit_account as string,
-        creditAccount: r.credit_account as string,
-        amount: Number(r.amount),
-        currency: r.currency as string,
-        reference: r.reference as string | null,
-      }))
-    : [];
-  const transfers = (await exists(db, 'onejob.ledger_transfers'))
-    ? (await db.query('SELECT owner_id, id FROM onejob.ledger_transfers')).rows.map((r) => ({
-        ownerId: r.owner_id as string,
-        id: r.id as string,
-      }))
-    : [];
-  const verifications = (await exists(db, 'onejob.provider_verifications'))
-    ? (await db.query(VERIFICATIONS_SQL)).rows.map((r) => ({
-        provider: r.provider as string,
-        operation: r.operation as string,
-        contractHash: r.contract_hash as string,
-        passed: r.passed as boolean,
-        startedAt: (r.started_at as Date).getTime(),
-        finishedAt: (r.finished_at as Date).getTime(),
-      }))
-    : [];
+      }),
+    )) ?? [];
+  const verifications =
+    (await rowsIfTable(db, 'onejob.provider_verifications', VERIFICATIONS_SQL, (r) => ({
+      provider: r.provider as string,
+      operation: r.operation as string,
+      contractHash: r.contract_hash as string,
+      passed: r.passed as boolean,
+      startedAt: (r.started_at as Date).getTime(),
+      finishedAt: (r.finished_at as Date).getTime(),
+    }))) ?? [];
   const budgeted = await exists(db, 'onejob.budget_usage');
   const budgets = budgeted ? await readBudgetUsage(db) : undefined;
   const openHolds = budgeted

@@ -93,20 +93,10 @@ export function runLoadClients(o: LoadOptions): LoadClients {
         })
       : JSON.stringify({ operation: 'charge', input: { amount: rng.int(1, 10_000) } });
     const post = (target: { name: string; url: string }, b = body) =>
-      httpCall(
-        {
-          client,
-          kind: 'create',
-          owner: who.owner,
-          key,
-          target,
-          method: 'POST',
-          path: '/v1/jobs',
-          headers: { authorization: `Bearer ${who.token}`, 'idempotency-key': key },
-          body: b,
-        },
-        o.record,
-      ).then((a) => a.call);
+      createCall(client, who, key, target, '/v1/jobs', b, {
+        authorization: `Bearer ${who.token}`,
+        'idempotency-key': key,
+      });
     // A double-click: two POSTs with one key at once, often to two API processes.
     if (rng.chance(0.3)) await Promise.all([untilAnswered(rng, post), untilAnswered(rng, post)]);
     else await untilAnswered(rng, post);
@@ -119,6 +109,32 @@ export function runLoadClients(o: LoadOptions): LoadClients {
     }
   }
 
+  /** One create request of `who` under `key` to `target`, recorded as a call of `client`. */
+  function createCall(
+    client: string,
+    who: (typeof OWNERS)[number],
+    key: string,
+    target: { name: string; url: string },
+    path: string,
+    body: string,
+    headers?: Record<string, string>,
+  ) {
+    return httpCall(
+      {
+        client,
+        kind: 'create',
+        owner: who.owner,
+        key,
+        target,
+        method: 'POST',
+        path,
+        ...(headers ? { headers } : {}),
+        body,
+      },
+      o.record,
+    ).then((a) => a.call);
+  }
+
   /** An intent for the code operation of a library-mode process, with the same retries. */
   async function codeIntent(
     client: string,
@@ -129,19 +145,14 @@ export function runLoadClients(o: LoadOptions): LoadClients {
   ) {
     const text = `code ${key} ${rng.int(1, 1e6)}`;
     const post = (target: { name: string; url: string }, t = text) =>
-      httpCall(
-        {
-          client,
-          kind: 'create',
-          owner: who.owner,
-          key,
-          target,
-          method: 'POST',
-          path: '/code-jobs',
-          body: JSON.stringify({ owner: who.owner, key, input: { text: t } }),
-        },
-        o.record,
-      ).then((a) => a.call);
+      createCall(
+        client,
+        who,
+        key,
+        target,
+        '/code-jobs',
+        JSON.stringify({ owner: who.owner, key, input: { text: t } }),
+      );
     if (rng.chance(0.3))
       await Promise.all([untilAnswered(rng, post, libraries), untilAnswered(rng, post, libraries)]);
     else await untilAnswered(rng, post, libraries);
