@@ -2,24 +2,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { defaultConfig } from '../../src/config/defaultConfig.js';
 import { validateConfigWith } from '../../src/config/loadConfig.js';
 import { ConfigError, configChecks, validateConfig } from '../../src/engine/loadConfig.js';
+import { looseDefaultConfig, refusal } from '../helpers/configRefusal.js';
 import { spawnOnejob } from '../helpers/spawnOnejob.js';
 
-const base = () => structuredClone(defaultConfig) as unknown as Record<string, any>;
-
-function refusal(mutate: (c: Record<string, any>) => void, env: NodeJS.ProcessEnv = {}): ConfigError {
-  const config = base();
-  mutate(config);
-  try {
-    validateConfig(config, 'test', env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('config was accepted');
-}
+const base = looseDefaultConfig;
 
 describe('configuration', () => {
   it('the built-in default config is valid and defines operations for the quick start', () => {

@@ -14,3 +14,12 @@ export async function inboxWrites(pool: pg.Pool): Promise<{ events: number; jobs
     outbox: await countRows(pool, 'SELECT 1 FROM onejob.outbox'),
   };
 }
+
+/** How many jobs, job events and outbox rows there are: a refused create changes none of them. */
+export async function jobWrites(pool: pg.Pool): Promise<{ jobs: number; events: number; outbox: number }> {
+  return {
+    jobs: await countRows(pool, 'SELECT 1 FROM onejob.jobs'),
+    events: await countRows(pool, 'SELECT 1 FROM onejob.job_events'),
+    outbox: await countRows(pool, 'SELECT 1 FROM onejob.outbox'),
+  };
+}

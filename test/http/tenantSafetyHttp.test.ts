@@ -9,6 +9,7 @@ import type { OnejobConfig } from '../../src/config/types.js';
 import type { Onejob } from '../../src/createOnejob.js';
 import { ApiKeys } from '../../src/http/apiKeys.js';
 import { buildServer } from '../../src/http/buildServer.js';
+import { jobWrites } from '../helpers/countRows.js';
 import { OWNER_A, OWNER_B, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { until } from '../helpers/until.js';
 
@@ -24,13 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-async function rowCounts() {
-  const { rows } = await t.onejob.pool.query(
-    `SELECT (SELECT count(*) FROM onejob.jobs)::int AS jobs, (SELECT count(*) FROM onejob.job_events)::int AS events,
-            (SELECT count(*) FROM onejob.outbox)::int AS outbox`,
-  );
-  return rows[0];
-}
+const rowCounts = () => jobWrites(t.onejob.pool);
 
 /** A raw HTTP request whose headers may repeat (fetch would join them into one). */
 function rawPost(path: string, headers: Record<string, string | string[]>, body: string) {

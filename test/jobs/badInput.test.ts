@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobWrites } from '../helpers/countRows.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 let t: TestApp;
@@ -9,13 +10,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-async function rowCounts() {
-  const { rows } = await t.onejob.pool.query(
-    `SELECT (SELECT count(*) FROM onejob.jobs)::int AS jobs, (SELECT count(*) FROM onejob.job_events)::int AS events,
-            (SELECT count(*) FROM onejob.outbox)::int AS outbox`,
-  );
-  return rows[0];
-}
+const rowCounts = () => jobWrites(t.onejob.pool);
 
 const good = JSON.stringify({ operation: 'charge', input: { amount: 100 } });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countRows } from '../helpers/countRows.js';
 import { OWNER_B, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 let t: TestApp;
@@ -7,10 +8,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-async function count(sql: string, params: unknown[] = []): Promise<number> {
-  const { rows } = await t.onejob.pool.query(`SELECT count(*)::int AS n FROM (${sql}) x`, params);
-  return rows[0].n;
-}
+const count = (sql: string, params: unknown[] = []) => countRows(t.onejob.pool, sql, params);
 
 describe('job intake', () => {
   it('50 concurrent POSTs with one key and body return one job id, one row and one created event', async () => {

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fingerprint } from '../../src/jobs/fingerprint.js';
+import { jobWrites } from '../helpers/countRows.js';
 import { postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 let t: TestApp;
@@ -12,14 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-async function rowCounts(): Promise<{ jobs: number; events: number; outbox: number }> {
-  const { rows } = await t.onejob.pool.query(
-    `SELECT (SELECT count(*)::int FROM onejob.jobs) AS jobs,
-            (SELECT count(*)::int FROM onejob.job_events) AS events,
-            (SELECT count(*)::int FROM onejob.outbox) AS outbox`,
-  );
-  return rows[0];
-}
+const rowCounts = () => jobWrites(t.onejob.pool);
 
 interface JobJson {
   id: string;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countRows } from '../helpers/countRows.js';
 import { OWNER_B, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 let t: TestApp;
@@ -27,10 +28,7 @@ const balance = async (account: string, asOf?: string, token?: string) => {
   };
 };
 
-async function count(sql: string, params: unknown[] = []): Promise<number> {
-  const { rows } = await t.onejob.pool.query(`SELECT count(*)::int AS n FROM (${sql}) x`, params);
-  return rows[0].n;
-}
+const count = (sql: string, params: unknown[] = []) => countRows(t.onejob.pool, sql, params);
 const ledgerRows = () =>
   count(
     `SELECT 1 FROM onejob.ledger_transfers UNION ALL SELECT 1 FROM onejob.ledger_entries UNION ALL SELECT 1 FROM onejob.ledger_accounts`,

@@ -1,25 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OperationConfig } from '../../src/config/types.js';
 import { configWith } from '../attempts/attemptTestKit.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/startTestApp.js';
+import { summarizeOperation } from '../helpers/summarizeOperation.js';
 
 // onejob.providers is the registry the worker uses plus the verification reads and run the
 // HTTP routes call; what the handle says is what GET /v1/providers answers.
 
-const summarize: OperationConfig = {
-  kind: 'inference.chat',
-  providers: ['sim-a', 'sim-b'],
-  effect: 'pure',
-  attemptTimeoutMs: 5_000,
-  prompt: { user: 'Summarize: {{text}}' },
-  outputSchema: {
-    type: 'object',
-    required: ['summary'],
-    additionalProperties: false,
-    properties: { summary: { type: 'string', maxLength: 30 } },
-  },
-  contract: { fixtures: [{ input: { text: 'The quick brown fox.' } }], temperature: 0 },
-};
+const summarize = summarizeOperation();
 
 let t: TestApp;
 beforeAll(async () => {

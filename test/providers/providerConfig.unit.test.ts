@@ -2,24 +2,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { defaultConfig } from '../../src/config/defaultConfig.js';
-import { ConfigError, validateConfig } from '../../src/engine/loadConfig.js';
+import { validateConfig } from '../../src/engine/loadConfig.js';
+import { type LooseConfig, looseDefaultConfig, refusal } from '../helpers/configRefusal.js';
 import { spawnOnejob } from '../helpers/spawnOnejob.js';
 
-type Loose = Record<string, any>;
-const base = () => structuredClone(defaultConfig) as unknown as Loose;
-
-function refusal(mutate: (c: Loose) => void, env: NodeJS.ProcessEnv = {}): ConfigError {
-  const config = base();
-  mutate(config);
-  try {
-    validateConfig(config, 'test', env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('config was accepted');
-}
+type Loose = LooseConfig;
+const base = looseDefaultConfig;
 
 const gpt = { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:1/v1', model: 'gpt-4o-mini' };
 

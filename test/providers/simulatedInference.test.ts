@@ -8,24 +8,13 @@ import { createSimulatedProvider } from '../../src/providers/simulatedProvider.j
 import { verifyProvider } from '../../src/providers/verification/verifyProvider.js';
 import { configWith, createJob, jobInState } from '../attempts/attemptTestKit.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
+import { summarizeOperation } from '../helpers/summarizeOperation.js';
 
-const summarize: OperationConfig = {
-  kind: 'inference.chat',
-  providers: ['sim-a', 'sim-b'],
-  effect: 'pure',
-  attemptTimeoutMs: 5_000,
+const summarize = summarizeOperation({
   hedgeAfterMs: 100,
   maxAttempts: 2,
-  prompt: { user: 'Summarize: {{text}}' },
-  outputSchema: {
-    type: 'object',
-    required: ['summary'],
-    additionalProperties: false,
-    properties: { summary: { type: 'string', maxLength: 30 } },
-  },
   rules: [{ path: '/summary', minLength: 1 }],
-  contract: { fixtures: [{ input: { text: 'The quick brown fox.' } }], temperature: 0 },
-};
+});
 
 const call = (op: OperationConfig, input: Record<string, unknown>) => ({
   jobId: 'j',
