@@ -1,5 +1,6 @@
 // Shared pieces of the attempt tests: configs around a fake provider, and reads of the
 // job and its audit trail straight from the database.
+import { afterAll, beforeAll } from 'vitest';
 import type { OnejobConfig, OperationConfig, ProviderConfig } from '../../src/config/types.js';
 import { type FakePaymentServer, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
@@ -115,7 +116,7 @@ export async function markVerified(t: TestApp, provider: string, operation: stri
  * polls once an hour: a job it starts was started by a wake-up, never by a poll. Resolves
  * once the worker's notification hub listens, before any job is created.
  */
-export async function startHourlyPollingApp(): Promise<{ t: TestApp; fake: FakePaymentServer }> {
+async function startHourlyPollingApp(): Promise<{ t: TestApp; fake: FakePaymentServer }> {
   const fake = await startFakePaymentServer({ script: () => ({ status: 200, body: { ok: true } }) });
   const t = await startTestApp({
     config: configWith(
@@ -133,4 +134,28 @@ export async function startHourlyPollingApp(): Promise<{ t: TestApp; fake: FakeP
     return rows[0]!.n > 0;
   });
   return { t, fake };
+}
+
+/** startHourlyPollingApp for the calling test file: started before its tests, closed after them. */
+export function hourlyPollingAppPerFile(): { readonly t: TestApp; readonly fake: FakePaymentServer } {
+  let app: { t: TestApp; fake: FakePaymentServer } | undefined;
+  beforeAll(async () => {
+    app = await startHourlyPollingApp();
+  });
+  afterAll(async () => {
+    await app?.t.close();
+    await app?.fake.close();
+  });
+  const started = () => {
+    if (!app) throw new Error('the app runs only while the tests run');
+    return app;
+  };
+  return {
+    get t() {
+      return started().t;
+    },
+    get fake() {
+      return started().fake;
+    },
+  };
 }
