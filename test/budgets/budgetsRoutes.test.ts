@@ -1,34 +1,28 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, OWNER_A, OWNER_B, startTestApp, type TestApp } from '../helpers/startTestApp.js';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, OWNER_A, OWNER_B } from '../helpers/startTestApp.js';
+import { testAppWithPoolPerFile } from '../helpers/testAppWithPool.js';
 
-let t: TestApp;
-let pool: pg.Pool;
-beforeAll(async () => {
-  t = await startTestApp();
-  pool = new pg.Pool({ connectionString: t.db.url, max: 2 });
-});
-afterAll(async () => {
-  await pool?.end();
-  await t?.close();
-});
+const app = testAppWithPoolPerFile();
 
 const put = (path: string, json: unknown, token: string | null = ADMIN_TOKEN) =>
-  t.request(path, { method: 'PUT', json, token });
+  app.t.request(path, { method: 'PUT', json, token });
 const budgetRows = async () =>
-  (await pool.query('SELECT * FROM onejob.budgets ORDER BY owner_id, currency')).rows;
+  (await app.pool.query('SELECT * FROM onejob.budgets ORDER BY owner_id, currency')).rows;
 const usageRows = async () =>
-  (await pool.query('SELECT * FROM onejob.budget_usage ORDER BY owner_id, currency, period, period_start'))
-    .rows;
+  (
+    await app.pool.query(
+      'SELECT * FROM onejob.budget_usage ORDER BY owner_id, currency, period, period_start',
+    )
+  ).rows;
 
 /** An attempt cost the engine posted before the owner had a budget. */
 async function postedCost(owner: string, id: string, micros: number) {
-  await pool.query(
+  await app.pool.query(
     `INSERT INTO onejob.ledger_accounts (owner_id, account, currency)
      VALUES ($1, 'usage:USD_MICROS', 'USD_MICROS'), ($1, 'provider:p', 'USD_MICROS') ON CONFLICT DO NOTHING`,
     [owner],
   );
-  await pool.query(
+  await app.pool.query(
     `INSERT INTO onejob.ledger_transfers (owner_id, id, debit_account, credit_account, amount, currency)
      VALUES ($1, $2, 'usage:USD_MICROS', 'provider:p', $3, 'USD_MICROS')`,
     [owner, id, micros],
@@ -37,10 +31,10 @@ async function postedCost(owner: string, id: string, micros: number) {
 
 describe('budget routes', () => {
   it('an owner without a budget is not limited: the admin read is 404 budget_not_found, its own list is empty', async () => {
-    const admin = await t.request(`/v1/budgets/${OWNER_A.owner}/USD`, { token: ADMIN_TOKEN });
+    const admin = await app.t.request(`/v1/budgets/${OWNER_A.owner}/USD`, { token: ADMIN_TOKEN });
     expect(admin.status).toBe(404);
     expect(((await admin.json()) as { code: string }).code).toBe('budget_not_found');
-    const own = await t.request('/v1/budget');
+    const own = await app.t.request('/v1/budget');
     expect(own.status).toBe(200);
     expect(await own.json()).toEqual({ items: [] });
   });
@@ -62,11 +56,11 @@ describe('budget routes', () => {
       availableMicros: 750,
     });
     expect(
-      await (await t.request(`/v1/budgets/${OWNER_A.owner}/USD`, { token: ADMIN_TOKEN })).json(),
+      await (await app.t.request(`/v1/budgets/${OWNER_A.owner}/USD`, { token: ADMIN_TOKEN })).json(),
     ).toEqual(body);
-    expect(await (await t.request('/v1/budget')).json()).toEqual({ items: [body] });
+    expect(await (await app.t.request('/v1/budget')).json()).toEqual({ items: [body] });
     // Another owner sees only its own.
-    expect(await (await t.request('/v1/budget', { token: OWNER_B.token })).json()).toEqual({ items: [] });
+    expect(await (await app.t.request('/v1/budget', { token: OWNER_B.token })).json()).toEqual({ items: [] });
   });
 
   it('lowering a limit below what is spent leaves availableMicros at 0, never negative', async () => {
@@ -83,7 +77,7 @@ describe('budget routes', () => {
     expect(
       (await put(`/v1/budgets/${OWNER_A.owner}/USD`, { limitMicros: 1, period: 'day' }, null)).status,
     ).toBe(403);
-    expect((await t.request(`/v1/budgets/${OWNER_A.owner}/USD`)).status).toBe(403);
+    expect((await app.t.request(`/v1/budgets/${OWNER_A.owner}/USD`)).status).toBe(403);
     expect(await budgetRows()).toEqual(before);
   });
 

@@ -1,17 +1,8 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OWNER_B, startTestApp, type TestApp } from '../helpers/startTestApp.js';
+import { describe, expect, it } from 'vitest';
+import { OWNER_B } from '../helpers/startTestApp.js';
+import { testAppWithPoolPerFile } from '../helpers/testAppWithPool.js';
 
-let t: TestApp;
-let pool: pg.Pool;
-beforeAll(async () => {
-  t = await startTestApp();
-  pool = new pg.Pool({ connectionString: t.db.url, max: 2 });
-});
-afterAll(async () => {
-  await pool?.end();
-  await t?.close();
-});
+const app = testAppWithPoolPerFile();
 
 interface Pending {
   id: string;
@@ -32,8 +23,12 @@ interface Balance {
 }
 
 const post = (path: string, json?: unknown, token?: string) =>
-  t.request(path, { method: 'POST', ...(json === undefined ? {} : { json }), ...(token ? { token } : {}) });
-const get = async <T>(path: string) => (await (await t.request(path)).json()) as T;
+  app.t.request(path, {
+    method: 'POST',
+    ...(json === undefined ? {} : { json }),
+    ...(token ? { token } : {}),
+  });
+const get = async <T>(path: string) => (await (await app.t.request(path)).json()) as T;
 const hold = (id: string, amount: number, extra: Record<string, unknown> = {}) =>
   post('/v1/ledger/transfers', {
     id,
@@ -47,7 +42,7 @@ const hold = (id: string, amount: number, extra: Record<string, unknown> = {}) =
 
 /** Everything the ledger holds for the owner: rows that a refused request must leave as they were. */
 async function ledgerRows() {
-  const q = async (sql: string) => (await pool.query(sql)).rows;
+  const q = async (sql: string) => (await app.pool.query(sql)).rows;
   return {
     transfers: await q('SELECT id, amount FROM onejob.ledger_transfers ORDER BY owner_id, id'),
     pending: await q('SELECT id, amount FROM onejob.ledger_pending_transfers ORDER BY owner_id, id'),
@@ -73,7 +68,7 @@ describe('two-phase transfers', () => {
       balance: 0,
       heldCredits: 5000,
     });
-    expect((await t.request('/v1/ledger/transfers/auth-1')).status).toBe(404);
+    expect((await app.t.request('/v1/ledger/transfers/auth-1')).status).toBe(404);
 
     const posted = await post('/v1/ledger/transfers/auth-1/post', { amount: 4200 });
     expect(posted.status).toBe(201);
@@ -131,7 +126,7 @@ describe('two-phase transfers', () => {
     const posted = await post('/v1/ledger/transfers/auth-3/post', {});
     expect(posted.status).toBe(409);
     expect(await ledgerRows()).toEqual(before);
-    expect((await t.request('/v1/ledger/transfers/auth-3')).status).toBe(404);
+    expect((await app.t.request('/v1/ledger/transfers/auth-3')).status).toBe(404);
   });
 
   it('posting more than was held is a 422 and writes nothing', async () => {
@@ -147,7 +142,7 @@ describe('two-phase transfers', () => {
   it('the database refuses a post above the hold even when the check before it is skipped', async () => {
     await hold('auth-5', 100);
     await expect(
-      pool.query(
+      app.pool.query(
         `INSERT INTO onejob.ledger_pending_resolutions (owner_id, pending_id, action, amount) VALUES ('owner-a', 'auth-5', 'post', 101)`,
       ),
     ).rejects.toMatchObject({ code: 'OJ011' });
@@ -244,7 +239,7 @@ describe('two-phase transfers', () => {
     );
     const statuses = answers.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
-    const { rows } = await pool.query(`SELECT amount FROM onejob.ledger_transfers WHERE id = 'auth-8'`);
+    const { rows } = await app.pool.query(`SELECT amount FROM onejob.ledger_transfers WHERE id = 'auth-8'`);
     expect(rows).toHaveLength(1);
   });
 });
