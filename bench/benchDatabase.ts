@@ -3,28 +3,10 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { migrate } from '../src/db/migrate.js';
+import { createServerDatabase, type ServerDatabase } from '../test/helpers/serverDatabase.js';
+import { withClient } from '../test/helpers/withClient.js';
 
-export interface BenchDatabase {
-  name: string;
-  url: string;
-  drop(): Promise<void>;
-}
-
-function withDatabase(adminUrl: string, name: string): string {
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function admin(adminUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+export type BenchDatabase = ServerDatabase;
 
 export const benchRunId = () => randomBytes(3).toString('hex');
 
@@ -33,24 +15,18 @@ export async function createBenchDatabase(
   run: string,
   tag: string,
 ): Promise<BenchDatabase> {
-  const name = `onejob_bench_${run}_${tag}`;
-  await admin(adminUrl, `CREATE DATABASE ${name}`);
-  const url = withDatabase(adminUrl, name);
-  await migrate(url);
-  return { name, url, drop: () => admin(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  const database = await createServerDatabase(adminUrl, `onejob_bench_${run}_${tag}`);
+  await migrate(database.url);
+  return database;
 }
 
-export async function postgresVersion(adminUrl: string): Promise<string> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
+export function postgresVersion(adminUrl: string): Promise<string> {
+  return withClient(adminUrl, async (client) => {
     const { rows } = await client.query<{ v: string; sc: string }>(
       "SELECT current_setting('server_version') AS v, current_setting('synchronous_commit') AS sc",
     );
     return `PostgreSQL ${rows[0]!.v} (synchronous_commit=${rows[0]!.sc})`;
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /**
@@ -61,13 +37,7 @@ export async function postgresVersion(adminUrl: string): Promise<string> {
  * before it.
  */
 export async function checkpoint(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query('CHECKPOINT');
-  } finally {
-    await client.end();
-  }
+  await withClient(url, (client) => client.query('CHECKPOINT'));
 }
 
 /** A session of its own that counts a scenario's progress, apart from the pools it measures. */

@@ -1,8 +1,9 @@
 // Raw SQL through `pg` for the worker's limit (claim, then complete), and the seeding
 // every scenario starts from. The intake references run in pgbench (pgbench.ts).
-import pg from 'pg';
+import type pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { fingerprint } from '../../src/jobs/fingerprint.js';
+import { withClient } from '../../test/helpers/withClient.js';
 import { type LoadResult, loadWindow, measureLoad } from '../measureLoad.js';
 import { type PoolRun, withRunPool } from '../runPool.js';
 import { BENCH_OWNER } from '../serverProcess.js';
@@ -20,16 +21,11 @@ const withPool = <T>(r: RawRun, fn: (pool: pg.Pool) => Promise<T>) => withRunPoo
 
 /** Registers an outbox publisher, so the outbox trigger fans each event out to it as in production. */
 export async function registerPublisher(url: string, name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(
-      'INSERT INTO onejob.outbox_publishers (name, kind) VALUES ($1, $1) ON CONFLICT DO NOTHING',
-      [name],
-    );
-  } finally {
-    await client.end();
-  }
+  await withClient(url, (client) =>
+    client.query('INSERT INTO onejob.outbox_publishers (name, kind) VALUES ($1, $1) ON CONFLICT DO NOTHING', [
+      name,
+    ]),
+  );
 }
 
 // The jobs look as onejob's intake writes them: a UUIDv7 id (its first 48 bits are the
@@ -64,9 +60,7 @@ export async function queueJobs(
   /** Owners the jobs belong to in turn (`bench-0`, `bench-1`, ...); 1: all the bench owner's. */
   owners = 1,
 ): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
+  await withClient(url, async (client) => {
     await client.query(QUEUE_JOBS_SQL, [BENCH_OWNER, keyPrefix, PRINT, INPUT, count, owners]);
     if (statistics === 'analyse') await client.query('ANALYZE onejob.jobs');
     else {
@@ -77,23 +71,17 @@ export async function queueJobs(
       );
       for (const { t } of rows) await client.query(`ALTER TABLE ${t} SET (autovacuum_enabled = false)`);
     }
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** A budget for the bench owner far above anything a run spends: every hold is checked and fits. */
 export async function setBenchBudget(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(
+  await withClient(url, (client) =>
+    client.query(
       `INSERT INTO onejob.budgets (owner_id, currency, limit_micros, period) VALUES ($1, 'USD', 1000000000000, 'day')`,
       [BENCH_OWNER],
-    );
-  } finally {
-    await client.end();
-  }
+    ),
+  );
 }
 
 // A worker must commit its claim before it calls the provider (a crash mid-call must

@@ -3,9 +3,9 @@
 // or a primary with a synchronous standby (`--replica`), which it may also fail over.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import pg from 'pg';
 import { type EmbeddedDatabase, startEmbedded } from '../../src/db/startEmbedded.js';
 import { startReplicatedPostgres } from '../../test/helpers/replicatedPostgres.js';
+import { createServerDatabase } from '../../test/helpers/serverDatabase.js';
 import type { DatabaseTarget } from './resilientPool.js';
 import { stallPostgres } from './stallPostgres.js';
 
@@ -60,24 +60,15 @@ export async function startDatabase(
     };
   }
   if (kind === 'system') {
-    const name = `onejob_chaos_${randomBytes(4).toString('hex')}`;
-    const admin = async (sql: string) => {
-      const c = new pg.Client({ connectionString: SYSTEM_POSTGRES });
-      await c.connect();
-      try {
-        await c.query(sql);
-      } finally {
-        await c.end();
-      }
-    };
-    await admin(`CREATE DATABASE ${name}`);
-    const url = new URL(SYSTEM_POSTGRES);
-    url.pathname = `/${name}`;
+    const database = await createServerDatabase(
+      SYSTEM_POSTGRES,
+      `onejob_chaos_${randomBytes(4).toString('hex')}`,
+    );
     return {
-      url: url.toString(),
-      harnessTarget: url.toString(),
+      url: database.url,
+      harnessTarget: database.url,
       kind,
-      close: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+      close: database.drop,
     };
   }
   const home = join(dir, 'pg-home');

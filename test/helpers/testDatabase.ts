@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
+import { withClient } from './withClient.js';
 
 /** The server tests use: TEST_DATABASE_URL, else the local PostgreSQL on 127.0.0.1:5432. */
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -22,15 +23,7 @@ export function databaseUrl(name: string): string {
   return url.toString();
 }
 
-async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
+const admin = <T>(fn: (client: pg.Client) => Promise<T>): Promise<T> => withClient(ADMIN_URL, fn);
 
 export interface TestDatabase {
   name: string;
