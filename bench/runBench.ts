@@ -162,7 +162,7 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
     if (wanted('a64', 'a16', 'b', 'c', 'f-create', 'f-create-batch', 'f-lookup', 'g-lib-create')) {
       const db = await freshDatabase('intake');
       await queueJobs(db.url, REPLAY_KEYS, 'seed-');
-      // As in a deployment with a relay: every outbox row fans out to a delivery row.
+      // As in a deployment with a relay: a publisher with a position in the event log.
       await registerPublisher(db.url, 'nats');
       if (wanted('a64', 'a16', 'b', 'c')) {
         progress.note('starting onejob serve --role api');

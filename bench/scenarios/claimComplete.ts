@@ -6,15 +6,15 @@ import type { Progress } from '../progress.js';
 import { startServer } from '../serverProcess.js';
 import { roleUnavailable } from './roleAvailable.js';
 
-// Jobs completed so far, read from the outbox's sequence: the queue is filled without
-// events, so each `succeeded` event the worker writes takes the next number. One page
+// Jobs completed so far, read from the event log's sequence: the queue is filled without
+// events and a claim writes none, so each `succeeded` event the worker writes takes the next number. One page
 // read, where counting the jobs by state scans the whole table (with its dead versions,
 // autovacuum being off here) four times a second on the database the worker is using:
 // about 10 ms of a core each time, which graphile-worker's in-process counter does not
 // pay. A number is taken before its statement commits, so the count runs at most one
 // completion batch ahead, at both ends of the window alike.
 const COMPLETED_SQL = `
-SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM onejob.outbox_seq_seq`;
+SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM onejob.job_events_seq_seq`;
 
 export const claimCompleteUnavailable = () => roleUnavailable('worker');
 
@@ -64,12 +64,12 @@ export async function claimComplete(
       'SELECT state, count(*) AS n FROM onejob.jobs GROUP BY state',
     );
     const succeeded = Number(rows.find((x) => x.state === 'succeeded')?.n ?? 0);
-    // The numbers count the jobs only while nothing else writes outbox events and no
+    // The numbers count the jobs only while nothing else writes events and no
     // number is lost (an aborted batch): checked against the jobs table once, at the end,
     // allowing for the batches that commit between the two readings.
     const drift = Number(numbered[0]!.n) - succeeded;
     if (Math.abs(drift) > 4 * r.workerConcurrency)
-      throw new Error(`onejob worker: the outbox sequence is ${drift} ahead of the succeeded jobs`);
+      throw new Error(`onejob worker: the event log's sequence is ${drift} ahead of the succeeded jobs`);
     return {
       ...result,
       extra: {

@@ -20,7 +20,9 @@ export interface DrainCostRun {
 
 const PUBLISHED_SQL = `
 SELECT (SELECT count(*) FROM onejob.jobs WHERE state = 'succeeded')::int AS succeeded,
-       (SELECT count(*) FROM onejob.outbox_deliveries WHERE state = 'published')::int AS published`;
+       (SELECT count(*) FROM onejob.job_events e CROSS JOIN onejob.outbox_publishers p
+        WHERE e.publish IS NOT NULL
+          AND onejob.event_behind(e.xid, e.seq, p.done, p.window_end, p.window_seq))::int AS published`;
 
 export async function onejobDrainCost(
   r: DrainCostRun,

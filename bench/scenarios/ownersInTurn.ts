@@ -29,9 +29,9 @@ export interface FairRun {
 
 const B_OWNER = 'bench-b';
 
-// Jobs completed so far (claimComplete.ts says why the outbox's sequence).
+// Jobs completed so far (claimComplete.ts says why the event log's sequence).
 const COMPLETED_SQL = `
-SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM onejob.outbox_seq_seq`;
+SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM onejob.job_events_seq_seq`;
 
 const B_TIMES_SQL = `
 SELECT extract(epoch FROM finished_at - created_at)::float8 * 1000 AS ms

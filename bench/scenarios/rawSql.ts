@@ -19,7 +19,7 @@ function eventJson(id: string, jobId: string, type: string, data: string): strin
 
 const withPool = <T>(r: RawRun, fn: (pool: pg.Pool) => Promise<T>) => withRunPool(r, 'onejob-bench-raw', fn);
 
-/** Registers an outbox publisher, so the outbox trigger fans each event out to it as in production. */
+/** Registers an outbox publisher (its position before every event), as a relay does. */
 export async function registerPublisher(url: string, name: string): Promise<void> {
   await withClient(url, (client) =>
     client.query('INSERT INTO onejob.outbox_publishers (name, kind) VALUES ($1, $1) ON CONFLICT DO NOTHING', [
@@ -86,7 +86,7 @@ export async function setBenchBudget(url: string): Promise<void> {
 
 // A worker must commit its claim before it calls the provider (a crash mid-call must
 // leave a trace), so the minimum is two commits per job: claim, then complete with its
-// outbox event. Both are single statements, so two round trips.
+// event. Both are single statements, so two round trips.
 const CLAIM_SQL = `
 UPDATE onejob.jobs j SET state = 'running', attempt_count = attempt_count + 1, updated_at = now()
 WHERE j.id = (
@@ -101,10 +101,10 @@ WITH done AS (
   WHERE id = $1 AND version = $2 AND completed_by IS NULL
   RETURNING id, owner_id
 )
-INSERT INTO onejob.outbox (id, owner_id, subject, type, event)
-SELECT $4, owner_id, id::text, 'onejob.job.succeeded', $5::jsonb FROM done`;
+INSERT INTO onejob.job_events (id, owner_id, job_id, type, publish, event)
+SELECT $4, owner_id, id, 'succeeded', 'onejob.job.succeeded', $5::jsonb FROM done`;
 
-/** (f) SKIP LOCKED claim, then compare-and-swap completion plus outbox row, per job. */
+/** (f) SKIP LOCKED claim, then compare-and-swap completion plus its event row, per job. */
 export function rawClaimComplete(r: RawRun): Promise<LoadResult> {
   let empty = false;
   return withPool(r, (pool) =>

@@ -29,11 +29,11 @@ export interface RelayRun {
   progress: Progress;
 }
 
-/** Outbox rows shaped like onejob.job.created events, one subject (job) each. */
+/** Event log rows shaped like onejob.job.created events, one subject (job) each. */
 async function fillOutbox(client: pg.Client, count: number): Promise<void> {
   await client.query(
-    `INSERT INTO onejob.outbox (id, owner_id, subject, type, event)
-     SELECT e.id, 'bench', e.job::text, 'onejob.job.created', jsonb_build_object(
+    `INSERT INTO onejob.job_events (id, owner_id, job_id, type, publish, event)
+     SELECT e.id, 'bench', e.job, 'created', 'onejob.job.created', jsonb_build_object(
        'specversion', '1.0', 'id', e.id, 'source', 'onejob', 'type', 'onejob.job.created', 'subject', e.job,
        'time', now(), 'datacontenttype', 'application/json',
        'data', jsonb_build_object('jobId', e.job, 'operation', 'noop', 'idempotencyKey', 'k-' || e.g, 'state', 'queued', 'version', 1))
@@ -64,7 +64,8 @@ export async function relayThroughput(r: RelayRun): Promise<LoadResult & { extra
     const stopRss = server.sampleRss();
     const published = async () => {
       const { rows } = await counter.query<{ n: string }>(
-        "SELECT count(*) AS n FROM onejob.outbox_deliveries WHERE publisher = 'nats' AND state = 'published'",
+        `SELECT count(*) AS n FROM onejob.job_events e JOIN onejob.outbox_publishers p ON p.name = 'nats'
+         WHERE e.publish IS NOT NULL AND onejob.event_behind(e.xid, e.seq, p.done, p.window_end, p.window_seq)`,
       );
       return Number(rows[0]!.n);
     };

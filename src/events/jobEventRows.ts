@@ -1,14 +1,15 @@
 // The one place that writes a job's events. Every statement that changes a job records
-// what happened through this fragment: an audit row in onejob.job_events and, when the
-// change is public, the CloudEvent in onejob.outbox under the same id, both in the
-// statement (so the transaction) that makes the change, both carrying the job's owner.
+// what happened through this fragment: one row in the event log (onejob.job_events),
+// which is both the job's audit history and, when the change is public, the outbox (the
+// row carries the CloudEvent), written by the statement (so the transaction) that makes
+// the change, with the job's owner and the writing transaction's id (docs/outbox.md).
 
 /**
  * The columns the source of `jobEventRowsSql` must yield, one row per event, in any order:
  *
  * | column       | type    | what                                                                 |
  * | ------------ | ------- | -------------------------------------------------------------------- |
- * | `event_id`   | `uuid`  | id of the audit row, and of the outbox row and CloudEvent if public  |
+ * | `event_id`   | `uuid`  | id of the event, and of its CloudEvent if public                     |
  * | `job_id`     | `uuid`  | the job (the event's subject)                                        |
  * | `owner_id`   | `text`  | the job's owner                                                      |
  * | `attempt_id` | `uuid`  | the attempt the event is about, or null                              |
@@ -32,13 +33,11 @@ export const JOB_EVENT_SOURCE_COLUMNS = [
 ] as const;
 
 /**
- * Two members of a WITH list, `<source>_audit` and `<source>_outbox`, that insert the
- * events of the CTE named `source` (see `JOB_EVENT_SOURCE_COLUMNS`). Put them after the
- * source in the same WITH; PostgreSQL runs a data-modifying CTE once whether or not the
- * main statement reads it. The outbox's statement trigger fans the new rows out to each
- * publisher's deliveries. With `{ published: false }`, for a source whose events are all
- * audit-only (`publish` null), only `<source>_audit`: an outbox insert of no rows would
- * still fire that statement trigger.
+ * A member of a WITH list, `<source>_log`, that appends the events of the CTE named
+ * `source` (see `JOB_EVENT_SOURCE_COLUMNS`) to the event log, one row each. Put it after
+ * the source in the same WITH; PostgreSQL runs a data-modifying CTE once whether or not
+ * the main statement reads it. Nothing else is written: each publisher finds the public
+ * ones from its position in the log.
  *
  * @example
  * ```ts
@@ -52,14 +51,9 @@ export const JOB_EVENT_SOURCE_COLUMNS = [
  * SELECT id FROM moved`;
  * ```
  */
-export function jobEventRowsSql(source: string, options: { published?: boolean } = {}): string {
-  const audit = `${source}_audit AS (
-  INSERT INTO onejob.job_events (id, job_id, owner_id, attempt_id, type, data)
-  SELECT event_id, job_id, owner_id, attempt_id, type, data FROM ${source}
-)`;
-  if (options.published === false) return audit;
-  return `${audit}, ${source}_outbox AS (
-  INSERT INTO onejob.outbox (id, owner_id, subject, type, event)
-  SELECT event_id, owner_id, job_id::text, publish, event FROM ${source} WHERE publish IS NOT NULL
+export function jobEventRowsSql(source: string): string {
+  return `${source}_log AS (
+  INSERT INTO onejob.job_events (id, job_id, owner_id, attempt_id, type, data, publish, event)
+  SELECT event_id, job_id, owner_id, attempt_id, type, data, publish, event FROM ${source}
 )`;
 }

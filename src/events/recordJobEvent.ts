@@ -6,10 +6,10 @@ import { jobEventRowsSql } from './jobEventRows.js';
 export interface JobEventInput {
   jobId: string;
   attemptId?: string | null;
-  /** Audit type in job_events, for example `created`, `race_lost`, `abandoned`. */
+  /** Audit type in the event log, for example `created`, `race_lost`, `abandoned`. */
   type: string;
   data?: Record<string, unknown>;
-  /** CloudEvent type to publish through the outbox, if the change is public (contract section 5). */
+  /** CloudEvent type to publish, if the change is public (contract section 5). */
   publish?: string;
   traceparent?: string | null;
 }
@@ -27,7 +27,7 @@ WITH events AS (
 SELECT 1`;
 
 /**
- * Appends an audit row and, for public changes, the outbox event, in one statement.
+ * Appends the event to the log, with its CloudEvent for public changes, in one statement.
  * Call it with the client of the transaction that makes the change.
  */
 export async function recordJobEvent(db: Queryable, e: JobEventInput): Promise<string> {

@@ -24,8 +24,8 @@ export interface Offered extends AttemptResult {
 }
 
 // The compare-and-swap of every completion, for one attempt or many at once, with the
-// attempt's move to succeeded and its `succeeded` audit and outbox rows in the same
-// statement. Why it needs no separate job lock:
+// attempt's move to succeeded and its `succeeded` event (one row of the event log) in the
+// same statement. Why it needs no separate job lock:
 // - `won` is a conditional UPDATE of the job row: it waits for whoever holds the row and
 //   then re-checks version, completed_by and state on the newest committed row. The
 //   attempt row it joins may be older (the statement's snapshot), so
@@ -34,8 +34,8 @@ export interface Offered extends AttemptResult {
 //   order every other writer uses (job, then attempts).
 // - If an attempt won the job but is no longer live (it was failed by reconciliation
 //   after this statement's snapshot was taken), its event rows (the shared fragment of
-//   jobEventRows.ts) get a NULL job_id (LEFT JOIN), and the NOT NULL constraints of the
-//   audit row and of the outbox subject abort the whole statement: nothing is
+//   jobEventRows.ts) get a NULL job_id (LEFT JOIN), and the log's check that an event is
+//   about a job or a subject (job_events_about) aborts the whole statement: nothing is
 //   written, and the caller completes those attempts one by one under the job lock.
 // Each offered attempt is looked up on its own (LATERAL, and OFFSET 0 so PostgreSQL cannot
 // turn the lookups back into a join): planned without statistics, the join read the whole

@@ -6,7 +6,7 @@ import type { PreparedCreate } from './prepareCreate.js';
 
 // Job intake's one statement: a set of requests (a single one for a create alone or in a
 // caller's transaction, createJob.ts) in one statement and one commit. Each new job's
-// `created` audit row and outbox event come from the same statement (events/jobEventRows.ts).
+// `created` event (one row of the event log) comes from the same statement (events/jobEventRows.ts).
 // The requests travel as one JSON array (one JSON.stringify in Node, instead of ten arrays
 // whose every element the driver escapes), each numbered by its position (ord) so every
 // result row names the request it answers. Keys already taken answer from `existing`;

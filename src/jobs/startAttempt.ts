@@ -5,7 +5,6 @@ import type { Queryable } from '../db/createPool.js';
 import { sqlState, UNIQUE_VIOLATION } from '../db/sqlstate.js';
 import { withTransaction } from '../db/withTransaction.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { recordJobEvent } from '../events/recordJobEvent.js';
 import type { Operation, OperationRegistry } from '../operations/operationRegistry.js';
 import { NoProviderSlot, takeProviderSlot } from '../providers/providerSlots.js';
 import { ATTEMPT_COLUMNS, type AttemptRow } from './attemptRow.js';
@@ -93,7 +92,7 @@ function refusal(code: StartRefusal, job: LockedJob): OnejobError {
 
 /**
  * Inserts an attempt for a job already locked by the caller's transaction, after the
- * state machine agreed. Records `attempt_started` in the same transaction.
+ * state machine agreed. The attempt row is its start in the job's history (onejob.job_history).
  */
 export async function insertAttempt(
   tx: Queryable,
@@ -136,19 +135,6 @@ export async function insertAttempt(
   }
   const attempt = rows[0];
   if (!attempt) throw refusal('job_completed', job);
-  await recordJobEvent(tx, {
-    jobId: job.id,
-    attemptId: attempt.id,
-    type: 'attempt_started',
-    data: {
-      attemptId: attempt.id,
-      n: attempt.n,
-      provider: attempt.provider,
-      origin: attempt.origin,
-      jobVersion: attempt.job_version,
-    },
-    traceparent: job.traceparent,
-  });
   return attempt;
 }
 

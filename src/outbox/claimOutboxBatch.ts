@@ -7,19 +7,20 @@ export interface ClaimedDelivery extends OutboxEvent {
   attempts: number;
 }
 
-// Heads: the earliest pending delivery of each subject that is due. An earlier pending
-// delivery of the same subject (even one another relay holds) keeps a row out, which is
-// what keeps one job's events in order. SKIP LOCKED lets several relays split the work.
-// Nothing here remembers a position: a row whose transaction commits late is pending
-// like any other and is found on the next pass, however many later rows went before it.
-// The head test is a scalar subquery, always one index probe per row: written as NOT
+// The retry pass: delivery rows exist only for events the log pass could not publish (a
+// refused try, an event held behind one, a dead letter sent back, a row from before
+// migration 0021); everything else is behind the publisher's position
+// (claimFromPosition.ts). Heads: the earliest pending delivery of each subject that is
+// due. An earlier pending delivery of the same subject (even one another relay holds)
+// keeps a row out, which is what keeps one job's events in order. SKIP LOCKED lets several
+// relays split the work. The head test is a scalar subquery, always one index probe per row: written as NOT
 // EXISTS, a backlog inserted faster than autovacuum analyses the table was planned as an
 // unparameterised anti-join, quadratic in the backlog (27 s per batch at 10,000 rows).
 const HEADS_SQL = `
-SELECT d.subject FROM onejob.outbox_deliveries d
+SELECT d.subject FROM onejob.outbox_retries d
 WHERE d.publisher = $1 AND d.state = 'pending' AND d.next_attempt_at <= now()
   AND d.seq = (
-    SELECT min(e.seq) FROM onejob.outbox_deliveries e
+    SELECT min(e.seq) FROM onejob.outbox_retries e
     WHERE e.publisher = d.publisher AND e.subject = d.subject AND e.state = 'pending')
 ORDER BY d.seq
 LIMIT $2
@@ -30,9 +31,9 @@ FOR UPDATE OF d SKIP LOCKED`;
 // event comes as text: publishers send the stored JSON as it is, without a parse and a
 // serialisation per event in the relay.
 const RUNS_SQL = `
-SELECT d.event_id AS id, d.seq::text AS seq, d.subject, d.attempts, d.next_attempt_at <= now() AS due, o.type,
-       o.event::text AS json
-FROM onejob.outbox_deliveries d JOIN onejob.outbox o ON o.id = d.event_id AND o.owner_id = d.owner_id
+SELECT d.event_id AS id, d.seq::text AS seq, d.subject, d.attempts, d.next_attempt_at <= now() AS due,
+       e.publish AS type, e.event::text AS json
+FROM onejob.outbox_retries d JOIN onejob.job_events e ON e.id = d.event_id AND e.owner_id = d.owner_id
 WHERE d.publisher = $1 AND d.subject = ANY($2::text[]) AND d.state = 'pending'
 ORDER BY d.seq
 LIMIT $3

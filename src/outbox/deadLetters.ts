@@ -24,9 +24,9 @@ interface DeadRow {
 // Newest first; the cursor is the (dead_at in microseconds, event id, publisher) of the
 // last row, so pages stay stable while new dead letters arrive.
 const LIST_SQL = `
-SELECT d.event_id, d.publisher, o.type, d.subject, d.attempts, d.last_error, d.replays, d.created_at, d.dead_at,
-       (extract(epoch FROM d.dead_at) * 1000000)::bigint::text AS dead_us, o.event
-FROM onejob.outbox_deliveries d JOIN onejob.outbox o ON o.id = d.event_id AND o.owner_id = d.owner_id
+SELECT d.event_id, d.publisher, e.publish AS type, d.subject, d.attempts, d.last_error, d.replays, d.created_at, d.dead_at,
+       (extract(epoch FROM d.dead_at) * 1000000)::bigint::text AS dead_us, e.event
+FROM onejob.outbox_retries d JOIN onejob.job_events e ON e.id = d.event_id AND e.owner_id = d.owner_id
 WHERE d.state = 'dead'
   AND ($1::text IS NULL OR d.publisher = $1)
   AND ($2::bigint IS NULL OR (d.dead_at, d.event_id, d.publisher) < (to_timestamp($2::bigint / 1000000.0), $3::uuid, $4::text))
@@ -107,7 +107,7 @@ export async function listDeadLetters(db: Queryable, query: DeadLetterQuery = {}
 // receive an earlier copy recognises it. Only dead rows change.
 const REPLAY_SQL = `
 WITH replayed AS (
-  UPDATE onejob.outbox_deliveries
+  UPDATE onejob.outbox_retries
   SET state = 'pending', attempts = 0, next_attempt_at = now(), dead_at = NULL, replays = replays + 1
   WHERE event_id = $1 AND state = 'dead' AND ($2::text IS NULL OR publisher = $2)
   RETURNING event_id, publisher

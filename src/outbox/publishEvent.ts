@@ -27,22 +27,24 @@ export interface PublishEventInput {
 /** The stored CloudEvent, and whether this call wrote it. */
 export interface PublishEventResult {
   event: CloudEvent;
-  /** False when `id` was already in the outbox: nothing new was written and `event` is the stored one. */
+  /** False when `id` was already in the event log: nothing new was written and `event` is the stored one. */
   inserted: boolean;
 }
 
 /** The owner of an event published without one. */
 export const NO_OWNER = '';
 
+// One row of the event log, about your subject instead of a job; its audit type is its
+// CloudEvent type. The id is the log's key with the owner: a job event's id is refused too.
 const INSERT_SQL = `
-INSERT INTO onejob.outbox (id, owner_id, subject, type, event) VALUES ($1, $2, $3, $4, $5::jsonb)
+INSERT INTO onejob.job_events (id, owner_id, subject, type, publish, event) VALUES ($1, $2, $3, $4, $4, $5::jsonb)
 ON CONFLICT (id, owner_id) DO NOTHING
 RETURNING id`;
 
-const READ_SQL = `SELECT event FROM onejob.outbox WHERE id = $1 AND owner_id = $2`;
+const READ_SQL = `SELECT event FROM onejob.job_events WHERE id = $1 AND owner_id = $2`;
 
 /**
- * Writes your own event into the outbox with your `pg` client: pass the client of your
+ * Writes your own event into the event log with your `pg` client: pass the client of your
  * open transaction and the event commits or rolls back with your rows. The relay then
  * publishes it like onejob's own events.
  *

@@ -1,35 +1,26 @@
 import type pg from 'pg';
-import { withTransaction } from '../db/withTransaction.js';
 
 const KNOWN_SQL = `SELECT name FROM onejob.outbox_publishers WHERE name = ANY($1::text[])`;
 
-// SHARE conflicts with the ROW EXCLUSIVE lock every outbox INSERT takes: it waits for the
-// writers in flight to commit and holds new ones back until the publisher row is
-// committed. Without it, an event written while the publisher is being registered could
-// be missed by both the backfill (not yet committed) and the trigger (publisher not yet
-// visible).
-const LOCK_SQL = `LOCK TABLE onejob.outbox IN SHARE MODE`;
-
+// A new publisher starts where the publisher furthest along is (its whole position, a
+// consistent one), so it takes the backlog but not the history already published
+// elsewhere; on a database with no publisher yet, before every event (the column's
+// default), so nothing written before the first relay started is lost. No lock is needed:
+// whatever commits after the copied position is ahead of it.
 const INSERT_SQL = `
-INSERT INTO onejob.outbox_publishers (name, kind)
-SELECT * FROM unnest($1::text[], $2::text[])
+INSERT INTO onejob.outbox_publishers (name, kind, done, window_end, window_seq)
+SELECT n.name, n.kind, coalesce(f.done, '1:1:'), f.window_end, coalesce(f.window_seq, 0)
+FROM unnest($1::text[], $2::text[]) AS n(name, kind)
+LEFT JOIN LATERAL (
+  SELECT p.done, p.window_end, p.window_seq FROM onejob.outbox_publishers p
+  ORDER BY pg_snapshot_xmin(p.done) DESC, pg_snapshot_xmin(coalesce(p.window_end, p.done)) DESC LIMIT 1
+) f ON true
 ON CONFLICT (name) DO NOTHING
 RETURNING name`;
 
-// A new publisher takes over every event not yet published anywhere: on a fresh database
-// that is everything written before the first relay started; on a running system it is
-// the current backlog. History already published elsewhere is not replayed to it.
-const BACKFILL_SQL = `
-INSERT INTO onejob.outbox_deliveries (event_id, owner_id, publisher, seq, subject, created_at)
-SELECT o.id, o.owner_id, p.name, o.seq, o.subject, o.created_at
-FROM onejob.outbox o CROSS JOIN unnest($1::text[]) AS p(name)
-WHERE NOT EXISTS (SELECT 1 FROM onejob.outbox_deliveries d
-                  WHERE d.event_id = o.id AND d.owner_id = o.owner_id AND d.state = 'published')
-ON CONFLICT DO NOTHING`;
-
 /**
- * Makes sure every publisher has a row, so the outbox trigger creates its deliveries.
- * Returns the names that were new.
+ * Makes sure every publisher has a position in the event log. Returns the names that
+ * were new.
  */
 export async function registerPublishers(
   pool: pg.Pool,
@@ -38,11 +29,6 @@ export async function registerPublishers(
   const names = publishers.map((p) => p.name);
   const { rows: known } = await pool.query<{ name: string }>(KNOWN_SQL, [names]);
   if (known.length === names.length) return [];
-  return withTransaction(pool, async (tx) => {
-    await tx.query(LOCK_SQL);
-    const { rows } = await tx.query<{ name: string }>(INSERT_SQL, [names, publishers.map((p) => p.kind)]);
-    const added = rows.map((r) => r.name);
-    if (added.length > 0) await tx.query(BACKFILL_SQL, [added]);
-    return added;
-  });
+  const { rows } = await pool.query<{ name: string }>(INSERT_SQL, [names, publishers.map((p) => p.kind)]);
+  return rows.map((r) => r.name);
 }

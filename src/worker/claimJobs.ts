@@ -7,7 +7,6 @@ import type { HoldOutcome } from '../budgets/takeHolds.js';
 import type { Queryable } from '../db/createPool.js';
 import { sqlParams } from '../db/sqlParams.js';
 import { type LiteralValue, withLiterals } from '../db/withLiterals.js';
-import { jobEventRowsSql } from '../events/jobEventRows.js';
 import { ATTEMPT_COLUMNS, type AttemptRow } from '../jobs/attemptRow.js';
 import type { LockedJob } from '../jobs/lockJob.js';
 import { jobStatesInto, LIVE_ATTEMPT_STATES, sqlStates } from '../jobs/stateMachine.js';
@@ -29,8 +28,8 @@ const prefixed = (alias: string) =>
     .join(', ');
 
 // One statement and one commit for a whole batch: pick up to $3 claimable jobs, move them
-// to running and count the attempt, insert each attempt and its `attempt_started` audit
-// row. The attempts go straight to `running`, with this worker's lease and the operation's
+// to running and count the attempt, insert each attempt (its row is the
+// attempt's start in the job's history, onejob.job_history). The attempts go straight to `running`, with this worker's lease and the operation's
 // deadline: this commit precedes every call, so the rule "running means the call may have
 // left" holds, and a worker that dies after it leaves them unknown (never failed) when
 // the lease lapses. What is given up is only the retry of attempts that provably never
@@ -74,7 +73,6 @@ export const CLAIM_PARAMS = [
   'attemptIds',
   'workerId',
   'leaseMs',
-  'eventIds',
   'after',
   'perOwner',
   'providerCaps',
@@ -87,11 +85,10 @@ export const CLAIM_SQL_PARAMS = sqlParams(CLAIM_PARAMS);
 
 /**
  * The claim's WITH members, without WITH (the statement needs `WITH RECURSIVE`): `p` names
- * the placeholder of each parameter, its event rows are in the CTE named `events`. The
- * worker's completion that also claims (completeAndClaim.ts) puts them after its own.
+ * the placeholder of each parameter. The worker's completion that also claims (completeAndClaim.ts) puts them after its own.
  */
-export function claimCtes(p: Param = CLAIM_SQL_PARAMS.$, events = 'events', capped = true): string {
-  return `${turnCtes(p)}${paceCtes(p, capped)}${startCtes(p, events, capped)}`;
+export function claimCtes(p: Param = CLAIM_SQL_PARAMS.$, capped = true): string {
+  return `${turnCtes(p)}${paceCtes(p, capped)}${startCtes(p, capped)}`;
 }
 
 /** `owners`, `shares` and `picked`: whose jobs, how many each, which ones. */
@@ -214,8 +211,8 @@ chosen AS (
 `;
 }
 
-/** `moved` to `events`: the chosen jobs running, their attempts, slots and audit rows. */
-function startCtes(p: Param, events: string, capped: boolean): string {
+/** `moved` to `started` (and `held`): the chosen jobs running, their attempts and slots. */
+function startCtes(p: Param, capped: boolean): string {
   // The chosen ids as one array: the update probes the primary key for each, whatever
   // the planner guesses of how many were chosen (a join it thought large read every job).
   return `moved AS (
@@ -237,25 +234,17 @@ started AS (
          now() + make_interval(secs => (cfg ->> 'timeoutMs')::float8 / 1000)
   FROM numbered
   RETURNING ${ATTEMPT_COLUMNS}
-),
-${
-  capped
-    ? `held AS (
+)${
+    capped
+      ? `,
+held AS (
   UPDATE onejob.provider_slots s SET holder = st.id, taken_at = now()
   FROM started st JOIN numbered nb ON nb.id = st.job_id
   WHERE s.provider = nb.provider AND s.slot_no = nb.slot_no
   RETURNING s.slot_no
-),
-`
-    : ''
-}${events} AS (
-  SELECT (${p.eventIds}::uuid[])[nb.k] AS event_id, s.job_id, nb.owner_id, s.id AS attempt_id,
-         'attempt_started'::text AS type,
-         jsonb_build_object('attemptId', s.id, 'n', s.n, 'provider', s.provider, 'origin', s.origin,
-                            'jobVersion', s.job_version) AS data,
-         NULL::text AS publish, NULL::jsonb AS event
-  FROM started s JOIN numbered nb ON nb.id = s.job_id
-), ${jobEventRowsSql(events, { published: false })}`;
+)`
+      : ''
+  }`;
 }
 
 /** The claimed attempts, with their jobs' operation, input and trace context, from `claimCtes`. */
@@ -278,7 +267,7 @@ export function claimTurnColumns(p: Param = CLAIM_SQL_PARAMS.$): string {
 
 /** The claim on its own; `capped`: some provider this worker calls has a `maxConcurrency`. */
 export const claimBatchSql = (capped: boolean) => `
-WITH RECURSIVE ${claimCtes(CLAIM_SQL_PARAMS.$, 'events', capped)}
+WITH RECURSIVE ${claimCtes(CLAIM_SQL_PARAMS.$, capped)}
 SELECT ${claimTurnColumns()}, c.*
 FROM (SELECT 1) AS one LEFT JOIN (${CLAIMED_ROWS_SQL}) AS c ON true
 ORDER BY c.k`;
@@ -412,7 +401,6 @@ export async function claimValues(
     };
   }
   const ids = Array.from({ length: worker.limit }, () => uuidv7());
-  const eventIds = Array.from({ length: worker.limit }, () => uuidv7());
   return {
     operations: Object.keys(config),
     config,
@@ -420,7 +408,6 @@ export async function claimValues(
     attemptIds: ids,
     workerId: worker.id,
     leaseMs: worker.leaseMs,
-    eventIds,
     after: worker.turns?.after ?? '',
     perOwner: worker.limits?.perOwner ?? null,
     providerCaps: worker.limits?.providers ?? {},

@@ -36,7 +36,7 @@ const CLAIM_AFTER_WIN = WIN_PARAMS.followedBy(CLAIM_PARAMS);
 // `capped`: the claim takes provider slots (claimJobs.ts, `claimStatement`).
 const completeAndClaimSql = (capped: boolean) => `
 WITH RECURSIVE ${WIN_MANY_CTES},
-${claimCtes(CLAIM_AFTER_WIN.$, 'claim_events', capped)}
+${claimCtes(CLAIM_AFTER_WIN.$, capped)}
 SELECT (SELECT coalesce(jsonb_agg(jsonb_build_array(attempt_id, version)), '[]'::jsonb) FROM won) AS won,
   ${claimTurnColumns(CLAIM_AFTER_WIN.$)}, c.*
 FROM (SELECT 1) AS one LEFT JOIN (${CLAIMED_ROWS_SQL}) AS c ON true`;

@@ -77,7 +77,8 @@ export async function events(
   type?: string,
 ): Promise<{ type: string; attempt_id: string | null; data: Record<string, unknown> }[]> {
   const { rows } = await t.onejob.pool.query(
-    'SELECT type, attempt_id, data FROM onejob.job_events WHERE job_id = $1 AND ($2::text IS NULL OR type = $2) ORDER BY seq',
+    `SELECT type, attempt_id, data FROM onejob.job_history WHERE job_id = $1 AND ($2::text IS NULL OR type = $2)
+     ORDER BY created_at, seq NULLS FIRST, id`,
     [jobId, type ?? null],
   );
   return rows;

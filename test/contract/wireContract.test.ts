@@ -28,6 +28,7 @@ import type { DeadLetterPage } from '../../src/outbox/deadLetters.js';
 import type { PublisherBacklog } from '../../src/outbox/outboxBacklog.js';
 import type { ProviderStatus } from '../../src/providers/verification/providerStatus.js';
 import type { VerificationReport } from '../../src/providers/verification/verifyProvider.js';
+import { markDead } from '../helpers/deadLetters.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 /** Routes whose answers follow another contract than onejob's, each with the reason. */
@@ -325,10 +326,7 @@ describe('every answer of the HTTP API conforms to the wire contract', () => {
 
   it('outbox: backlog, dead letters and their replay', async () => {
     const job = await newJob('contract-dead');
-    await t.onejob.pool.query(
-      `UPDATE onejob.outbox_deliveries SET state = 'dead', attempts = 5, last_error = 'refused', dead_at = now() WHERE subject = $1`,
-      [job.id],
-    );
+    await markDead(t.onejob.pool, job.id);
     await call('GET', '/v1/outbox/backlog', { token: ADMIN_TOKEN });
     expect((await call('GET', '/v1/outbox/backlog')).status).toBe(403);
     const dead = await call('GET', '/v1/outbox/dead-letters', { token: ADMIN_TOKEN });

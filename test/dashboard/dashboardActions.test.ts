@@ -14,6 +14,7 @@ import {
   readJob,
 } from '../attempts/attemptTestKit.js';
 import { ARTIFACTS, type DashboardBrowser, launchDashboardBrowser } from '../helpers/dashboardBrowser.js';
+import { markDead } from '../helpers/deadLetters.js';
 import { type FakePaymentServer, Gates, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { ADMIN_TOKEN, OWNER_A, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
@@ -206,12 +207,7 @@ describe('dashboard actions', () => {
       `INSERT INTO onejob.outbox_publishers (name, kind) VALUES ('audit', 'log') ON CONFLICT DO NOTHING`,
     );
     const job = await createJob(t, 'dead-1', 'payout', { amount: 5, hold: 'dead-1' });
-    const { rows } = await t.onejob.pool.query<{ event_id: string }>(
-      `UPDATE onejob.outbox_deliveries SET state = 'dead', attempts = 5, last_error = 'refused', dead_at = now()
-       WHERE publisher = 'audit' AND subject = $1 RETURNING event_id`,
-      [job.id],
-    );
-    const eventId = rows[0]!.event_id;
+    const eventId = (await markDead(t.onejob.pool, job.id, 'audit'))[0]!;
     const { page, errors } = await openDashboard('#/outbox', { admin: true });
     const replay = page.locator(`button[data-event="${eventId}"]`);
     await replay.click();

@@ -29,6 +29,7 @@ const RELEASED: Record<string, string> = {
   '0018_void_leaves_cost_to_poster': '44875d058cee2d59652df1ebacca8741d763e9ad85c33aaa4d5b43c0677f3297',
   '0019_provider_slot_holder_check': '1e39cd40271826fa78506da9cc53ace1215927f642909d72832131dfd385824f',
   '0020_attempt_holds_in_batches': '48f04c2c9356dbc7fceef8dc7dc83911778d057a8c370d0e80e8128cec225cdf',
+  '0021_event_log': '9682ff63d4e575e69a6c6a1e7ae4c6471f02a3392925ed706cf6c82eb5adac2f',
 };
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

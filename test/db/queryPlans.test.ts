@@ -21,9 +21,11 @@ import { FIND_BY_KEYS_SQL } from '../../src/jobs/findJobsByKey.js';
 import { LIST_SQL } from '../../src/jobs/listJobs.js';
 import { markUnknown } from '../../src/jobs/markUnknown.js';
 import { OperationRegistry } from '../../src/operations/operationRegistry.js';
+import { claimFromPosition } from '../../src/outbox/claimFromPosition.js';
 import { claimOutboxBatch } from '../../src/outbox/claimOutboxBatch.js';
 import { markPublished } from '../../src/outbox/markPublished.js';
 import {
+  CLAIM_PARAMS,
   CLAIM_PLANNER_SQL,
   CLAIM_SQL_PARAMS,
   claimBatchSql,
@@ -235,16 +237,20 @@ async function fillTables(c: Pick<pg.Client, 'query'>): Promise<void> {
              CASE WHEN g % 2 = 0 THEN now() END
       FROM generate_series(1, ${FILL_ROWS}) g WHERE g % 2 = 0 OR g % 101 = 1`);
   await c.query(`
-      INSERT INTO onejob.job_events (id, job_id, owner_id, type)
-      SELECT gen_random_uuid(), ('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 'o', 'created'
+      INSERT INTO onejob.job_events (id, job_id, owner_id, type, publish, event)
+      SELECT gen_random_uuid(), ('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 'o', 'created',
+             'onejob.job.created', '{}'
       FROM generate_series(1, ${FILL_ROWS}) g`);
+  // The publisher's position past all but the last events; every 50th event refused once.
   await c.query(`
-      INSERT INTO onejob.outbox (id, owner_id, subject, type, event)
-      SELECT gen_random_uuid(), 'o', ('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0')), 'onejob.job.created', '{}'
-      FROM generate_series(1, ${FILL_ROWS}) g`);
-  await c.query(
-    "UPDATE onejob.outbox_deliveries SET state = 'published', published_at = now() WHERE seq % 50 <> 0",
-  );
+      INSERT INTO onejob.outbox_retries (event_id, owner_id, publisher, seq, subject, created_at, attempts)
+      SELECT id, owner_id, 'p', seq, job_id::text, created_at, 1 FROM onejob.job_events WHERE seq % 50 = 0`);
+  await c.query('UPDATE onejob.outbox_publishers SET done = pg_current_snapshot()');
+  await c.query(`
+      INSERT INTO onejob.job_events (id, job_id, owner_id, type, publish, event)
+      SELECT gen_random_uuid(), ('00000000-0000-7000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 'o', 'succeeded',
+             'onejob.job.succeeded', '{}'
+      FROM generate_series(1, 200) g`);
 }
 const FILL_ROWS = 20_000;
 
@@ -284,7 +290,7 @@ function expectOwnersSkipScan(plan: string, sql = ''): void {
   expect(walk, `${sql}\n${plan}`).toMatch(/Index Only Scan using jobs_claimable_by_owner on jobs/);
   expect(walk, `${sql}\n${plan}`).not.toMatch(/Seq Scan|Bitmap Heap Scan|Sort|Aggregate/);
 }
-const GROWING = ['jobs', 'attempts', 'job_events', 'outbox', 'outbox_deliveries'];
+const GROWING = ['jobs', 'attempts', 'job_events', 'outbox_retries'];
 
 // A worker started on a queue filled faster than autovacuum analyses it plans every
 // statement without statistics, and keeps the plans of its named statements. Each statement
@@ -518,7 +524,7 @@ describe('the worker path planned on a freshly filled queue, without statistics'
           await second.query('BEGIN');
           await claimQueuedJobs({ db: second, keptPlans: true }, operations, worker);
           const { rows } = await second.query<{ 'QUERY PLAN': string }>(
-            `EXPLAIN EXECUTE "onejob-claim-batch-uncapped" (${Array.from({ length: 10 }, () => 'NULL').join(', ')})`,
+            `EXPLAIN EXECUTE "onejob-claim-batch-uncapped" (${CLAIM_PARAMS.map(() => 'NULL').join(', ')})`,
           );
           const full = rows.map((r) => r['QUERY PLAN']).join('\n');
           expectPickWalksIndex(full);
@@ -556,8 +562,10 @@ describe('the worker path planned on a freshly filled queue, without statistics'
     expectNoWholeTable(plans);
   });
 
-  it("the relay's claim and acknowledgement read pending deliveries by key", async () => {
+  it("the relay's log pass reads the events ahead of its position by xid, its retry pass pending rows by key", async () => {
     const sent = await recorded(async (db) => {
+      const ahead = await claimFromPosition(db as never, 'p', 100);
+      expect(ahead?.events).toHaveLength(100);
       const batch = await claimOutboxBatch(db as never, 'p', 100);
       await markPublished(
         db,

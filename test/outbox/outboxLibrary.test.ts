@@ -109,34 +109,48 @@ describe('outbox library functions', () => {
     }
   });
 
-  it('cleanup deletes only old events published to every publisher, never pending ones or dead letters', async () => {
+  it('cleanup deletes only old events of your own every publisher is past, never pending ones, dead letters or job history', async () => {
     await registerPublishers(pool, [
       { name: 'a', kind: 'log' },
       { name: 'b', kind: 'log' },
     ]);
     const ids: Record<string, string> = {};
-    for (const name of ['done', 'half', 'dead', 'recent']) {
+    for (const name of ['done', 'half', 'dead', 'recent', 'ahead']) {
       ids[name] = (await publishEvent(pool, { type: 'onejob.test.cleanup', subject: name })).event.id;
     }
-    await pool.query(`UPDATE onejob.outbox SET created_at = now() - interval '10 days' WHERE id = ANY($1)`, [
-      [ids.done, ids.half, ids.dead],
-    ]);
-    await pool.query(
-      `UPDATE onejob.outbox_deliveries SET state = 'published', published_at = now()
-       WHERE (event_id = ANY($1)) OR (event_id = $2 AND publisher = 'a') OR (event_id = $3 AND publisher = 'a')`,
-      [[ids.done, ids.recent], ids.half, ids.dead],
+    // A job's public event, as old: history, never cleaned up.
+    const { rows: jobEvents } = await pool.query<{ job_id: string }>(
+      `INSERT INTO onejob.job_events (id, job_id, owner_id, type, publish, event, created_at)
+       VALUES (gen_random_uuid(), gen_random_uuid(), 'o', 'created', 'onejob.job.created', '{}', now() - interval '10 days')
+       RETURNING job_id`,
     );
+    // Every publisher's position past every event so far, as after a relay's pass; then
+    // 'half' still waits for a retry to b, 'dead' is a dead letter for b, and 'ahead' is
+    // written again under a new id after the positions were taken.
+    await pool.query('UPDATE onejob.outbox_publishers SET done = pg_current_snapshot()');
+    ids.ahead = (await publishEvent(pool, { type: 'onejob.test.cleanup', subject: 'ahead' })).event.id;
     await pool.query(
-      `UPDATE onejob.outbox_deliveries SET state = 'dead', dead_at = now() WHERE event_id = $1 AND publisher = 'b'`,
-      [ids.dead],
+      `INSERT INTO onejob.outbox_retries (event_id, owner_id, publisher, seq, subject, created_at, attempts, state, dead_at)
+       SELECT id, owner_id, 'b', seq, subject, created_at, 3, CASE WHEN id = $2 THEN 'dead' ELSE 'pending' END,
+              CASE WHEN id = $2 THEN now() END
+       FROM onejob.job_events WHERE id = ANY($1)`,
+      [[ids.half, ids.dead], ids.dead],
     );
+    await pool.query('ALTER TABLE onejob.job_events DISABLE TRIGGER job_events_append_only');
+    await pool.query(
+      `UPDATE onejob.job_events SET created_at = now() - interval '10 days' WHERE id = ANY($1)`,
+      [[ids.done, ids.half, ids.dead, ids.ahead]],
+    );
+    await pool.query('ALTER TABLE onejob.job_events ENABLE TRIGGER job_events_append_only');
 
-    expect(await cleanupOutbox(pool, 24 * 7)).toBeGreaterThanOrEqual(1);
+    expect(await cleanupOutbox(pool, 24 * 7)).toBe(1);
     const { rows } = await pool.query<{ id: string }>('SELECT id FROM onejob.outbox WHERE id = ANY($1)', [
       Object.values(ids),
     ]);
-    expect(new Set(rows.map((r) => r.id))).toEqual(new Set([ids.half, ids.dead, ids.recent]));
-    const gone = await pool.query('SELECT 1 FROM onejob.outbox_deliveries WHERE event_id = $1', [ids.done]);
-    expect(gone.rowCount).toBe(0);
+    expect(new Set(rows.map((r) => r.id))).toEqual(new Set([ids.half, ids.dead, ids.recent, ids.ahead]));
+    const history = await pool.query('SELECT 1 FROM onejob.job_events WHERE job_id = $1', [
+      jobEvents[0]?.job_id,
+    ]);
+    expect(history.rowCount).toBe(1);
   });
 });
