@@ -104,7 +104,7 @@ export async function measureLoad(o: LoadOptions): Promise<LoadResult> {
 /** The result of a run whose operations took `samples` (ms each), measured over `seconds`. */
 export function loadResult(
   samples: number[],
-  run: { errors: number; firstError: string | undefined; seconds: number; issued: number },
+  run: { errors: number; firstError?: string | undefined; seconds: number; issued: number },
 ): LoadResult {
   return {
     ops: samples.length,

@@ -91,12 +91,7 @@ export async function onejobSteadyLatency(r: SteadyRun): Promise<LoadResult> {
     });
     const samples = (await finished()).map((row) => row.at - sent.measured.get(Number(row.key.slice(4)))!);
     const seconds = (performance.now() - t0 - r.warmupMs) / 1000;
-    return loadResult(samples, {
-      errors: sent.errors,
-      firstError: sent.firstError,
-      seconds,
-      issued: keys.length,
-    });
+    return loadResult(samples, { ...sent, seconds, issued: keys.length });
   } finally {
     poster.close();
     await db.end();

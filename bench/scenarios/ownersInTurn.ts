@@ -89,7 +89,7 @@ export async function ownersInTurn(
     r.progress.done('owner B');
     const samples = (await settled()).map((row) => row.ms);
     return {
-      ...loadResult(samples, { errors: 0, firstError: undefined, seconds, issued: r.jobs }),
+      ...loadResult(samples, { errors: 0, seconds, issued: r.jobs }),
       note: `B's ${r.jobs} jobs, create → settled (database timestamps); ${aLeft} of A's ${r.backlog} still queued when the last settled`,
       extra: { aQueuedAtEnd: aLeft, backlog: r.backlog },
     };

@@ -224,12 +224,7 @@ export function graphileSteadyLatency(
         everyMs: 50,
       });
       const seconds = (performance.now() - t0 - r.warmupMs) / 1000;
-      return loadResult(samples, {
-        errors: sent.errors,
-        firstError: sent.firstError,
-        seconds,
-        issued: sentAt.size,
-      });
+      return loadResult(samples, { ...sent, seconds, issued: sentAt.size });
     } finally {
       await utils.release();
       await runner.stop();

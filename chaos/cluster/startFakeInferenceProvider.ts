@@ -7,6 +7,7 @@
 // `answerId`, which lets the checker tell which request a job's result came from.
 import { createServer, type Server } from 'node:http';
 import { text } from 'node:stream/consumers';
+import { closeServer } from '../../test/helpers/closeServer.js';
 import type { InferenceRequest } from '../history/types.js';
 import type { Rng } from '../random/createRng.js';
 
@@ -138,10 +139,6 @@ export async function startFakeInferenceProvider(
       stallUntil = until;
       stallMs = ms;
     },
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

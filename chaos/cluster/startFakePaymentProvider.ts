@@ -4,6 +4,7 @@
 // past the caller's timeout. It records every request it receives, for the checker.
 import { createServer, type Server } from 'node:http';
 import { text } from 'node:stream/consumers';
+import { closeServer } from '../../test/helpers/closeServer.js';
 import type { ProviderRequest } from '../history/types.js';
 import type { Rng } from '../random/createRng.js';
 
@@ -98,10 +99,6 @@ export async function startFakePaymentProvider(
       stallUntil = until;
       stallMs = ms;
     },
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -9,6 +9,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer } from '../helpers/closeServer.js';
 
 export interface SeenRequest {
   n: number;
@@ -91,10 +92,6 @@ export async function startFaultyProxy(
     setTarget(t) {
       current = Promise.resolve(t);
     },
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -3,6 +3,7 @@
 // flat spans, and answers 200 like a collector.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer } from './closeServer.js';
 
 export interface ReceivedSpan {
   traceId: string;
@@ -157,10 +158,6 @@ export async function startFakeOtlpReceiver(): Promise<FakeOtlpReceiver> {
     url: `http://127.0.0.1:${port}`,
     spans,
     contentTypes,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -4,6 +4,7 @@
 // and answers GET {path}/{key} from that memory (the provider's status endpoint).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer } from './closeServer.js';
 import { untilSignalled } from './until.js';
 
 /** Holds whoever waits on it until the test opens it. */
@@ -177,10 +178,7 @@ export async function startFakePaymentServer(
         () => `timed out waiting for ${count} requests; got ${requests.filter(filter).length}`,
       );
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => closeServer(server),
   };
   return api;
 }
