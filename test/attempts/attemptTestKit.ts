@@ -2,8 +2,9 @@
 // job and its audit trail straight from the database.
 import { afterAll, beforeAll } from 'vitest';
 import type { OnejobConfig, OperationConfig, ProviderConfig } from '../../src/config/types.js';
-import { type FakePaymentServer, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
+import { type FakePaymentServer, Gate, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
 import { startTestApp, type TestApp } from '../helpers/startTestApp.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 export function configWith(
   providers: Record<string, ProviderConfig>,
@@ -157,6 +158,56 @@ export function hourlyPollingAppPerFile(): { readonly t: TestApp; readonly fake:
     },
     get fake() {
       return started().fake;
+    },
+  };
+}
+
+export interface StatusGatedApp {
+  readonly fake: FakePaymentServer;
+  readonly db: TestDatabase;
+  readonly t: TestApp;
+  /** The app's configuration, which a spawned worker reads too. */
+  readonly config: OnejobConfig;
+  /** Holds the fake's status answers (reconciliation) until the test opens it. */
+  readonly statusGate: Gate;
+}
+
+/**
+ * For the calling test file: a fake provider whose status answers wait on a gate, a database,
+ * and an app on it configured by `configFor(fake)`; opened and closed around the file's tests.
+ */
+export function statusGatedAppPerFile(configFor: (fake: FakePaymentServer) => OnejobConfig): StatusGatedApp {
+  const statusGate = new Gate();
+  let parts: { fake: FakePaymentServer; db: TestDatabase; t: TestApp; config: OnejobConfig } | undefined;
+  beforeAll(async () => {
+    const fake = await startFakePaymentServer({ statusGate });
+    const db = await createTestDatabase();
+    const config = configFor(fake);
+    parts = { fake, db, config, t: await startTestApp({ config, db }) };
+  });
+  afterAll(async () => {
+    statusGate.open();
+    await parts?.t.close();
+    await parts?.db.drop();
+    await parts?.fake.close();
+  });
+  const started = () => {
+    if (!parts) throw new Error('the app runs only while the tests run');
+    return parts;
+  };
+  return {
+    statusGate,
+    get fake() {
+      return started().fake;
+    },
+    get db() {
+      return started().db;
+    },
+    get t() {
+      return started().t;
+    },
+    get config() {
+      return started().config;
     },
   };
 }

@@ -3,29 +3,25 @@
 // so the budget refuses what would not fit beside it; once reconciliation records the
 // outcome, the hold is resolved exactly once, and at every sample taken meanwhile spent
 // plus held is within the limit.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { OnejobConfig } from '../../src/config/types.js';
 import { attemptCostTransferId } from '../../src/ledger/postAttemptCost.js';
 import { postPendingAttemptCosts } from '../../src/ledger/postPendingAttemptCosts.js';
-import { configWith, createJob, exclusiveOnPay, jobInState } from '../attempts/attemptTestKit.js';
-import { type FakePaymentServer, Gate, startFakePaymentServer } from '../helpers/fakePaymentServer.js';
+import {
+  configWith,
+  createJob,
+  exclusiveOnPay,
+  jobInState,
+  statusGatedAppPerFile,
+} from '../attempts/attemptTestKit.js';
 import { serveRole, writeConfigFile } from '../helpers/spawnOnejob.js';
-import { OWNER_A, startTestApp, type TestApp } from '../helpers/startTestApp.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
+import { OWNER_A } from '../helpers/startTestApp.js';
 
 const LIMIT = 150;
 const PER_CALL = 100;
 
-let fake: FakePaymentServer;
-let db: TestDatabase;
-let t: TestApp;
-let config: OnejobConfig;
-const statusGate = new Gate();
-
-beforeAll(async () => {
-  fake = await startFakePaymentServer({ statusGate });
-  db = await createTestDatabase();
-  config = configWith(
+const app = statusGatedAppPerFile((fake) =>
+  configWith(
     {
       pay: {
         kind: 'http',
@@ -38,18 +34,13 @@ beforeAll(async () => {
       charge: exclusiveOnPay({ attemptTimeoutMs: 10_000, maxAttempts: 3 }),
     },
     { leaseMs: 1_000, pollMs: 20 },
-  );
-  t = await startTestApp({ config, db });
-  await t.onejob.pool.query(
+  ),
+);
+beforeAll(async () => {
+  await app.t.onejob.pool.query(
     `INSERT INTO onejob.budgets (owner_id, currency, limit_micros, period) VALUES ($1, 'USD', $2, 'total')`,
     [OWNER_A.owner, LIMIT],
   );
-});
-afterAll(async () => {
-  statusGate.open();
-  await t?.close();
-  await db?.drop();
-  await fake?.close();
 });
 
 interface Usage {
@@ -58,7 +49,7 @@ interface Usage {
 }
 
 async function usage(): Promise<Usage> {
-  const { rows } = await t.onejob.pool.query<{ spent: string; held: string }>(
+  const { rows } = await app.t.onejob.pool.query<{ spent: string; held: string }>(
     `SELECT coalesce(sum(spent_micros), 0) AS spent, coalesce(sum(held_micros), 0) AS held
      FROM onejob.budget_usage WHERE owner_id = $1 AND currency = 'USD'`,
     [OWNER_A.owner],
@@ -84,20 +75,20 @@ function sampleUsage(): { stop(): Promise<Usage[]> } {
 
 describe('a worker killed mid-call under a budget', () => {
   it('keeps the hold while the outcome is unknown and resolves it exactly once after reconciliation; spent + held never passes the limit', async () => {
-    const job = await createJob(t, 'killed-1', 'charge', { amount: 4200 });
-    const file = await writeConfigFile(config);
+    const job = await createJob(app.t, 'killed-1', 'charge', { amount: 4200 });
+    const file = await writeConfigFile(app.config);
     const sampler = sampleUsage();
     const child = serveRole('worker', file, {
-      DATABASE_URL: db.url,
+      DATABASE_URL: app.db.url,
       ONEJOB_API_KEYS: `${OWNER_A.token}=${OWNER_A.owner}`,
       // The provider charged and answered; the worker dies before it records the answer.
       ONEJOB_FAILPOINTS: 'worker.after_provider_response=kill',
     });
     expect(await child.exited).toBe('SIGKILL');
-    expect(fake.calls()).toHaveLength(1);
+    expect(app.fake.calls()).toHaveLength(1);
 
     // The dead worker's hold is still there: the whole per-call price, unresolved.
-    const { rows: attempts } = await t.onejob.pool.query<{ id: string; state: string }>(
+    const { rows: attempts } = await app.t.onejob.pool.query<{ id: string; state: string }>(
       'SELECT id, state FROM onejob.attempts WHERE job_id = $1',
       [job.id],
     );
@@ -106,25 +97,25 @@ describe('a worker killed mid-call under a budget', () => {
     expect(await usage()).toEqual({ spent: 0, held: PER_CALL });
 
     // Another worker sweeps the expired lease: unknown, and the hold stays with it.
-    t.onejob.attempts.startWorker();
-    await jobInState(t, job.id, 'unknown');
+    app.t.onejob.attempts.startWorker();
+    await jobInState(app.t, job.id, 'unknown');
     expect(await usage()).toEqual({ spent: 0, held: PER_CALL });
 
     // Beside the held call, a second one does not fit (50 of 150 left): it is refused
     // before any call, so the dead worker's hold was not lost.
-    const second = await createJob(t, 'killed-2', 'charge', { amount: 1 });
-    const refused = await jobInState(t, second.id, 'failed');
+    const second = await createJob(app.t, 'killed-2', 'charge', { amount: 1 });
+    const refused = await jobInState(app.t, second.id, 'failed');
     expect(refused.attempts.map((a) => a.error?.code)).toEqual(['budget_exhausted']);
-    expect(fake.calls()).toHaveLength(1);
+    expect(app.fake.calls()).toHaveLength(1);
 
     // Reconciliation asks the provider (held at the gate) and records the real outcome.
-    statusGate.open();
-    await jobInState(t, job.id, 'succeeded');
+    app.statusGate.open();
+    await jobInState(app.t, job.id, 'succeeded');
     const samples = await sampler.stop();
     expect(samples.length).toBeGreaterThan(0);
     for (const s of samples) expect(s.spent + s.held).toBeLessThanOrEqual(LIMIT);
 
-    const { rows: resolutions } = await t.onejob.pool.query<{ action: string; amount: string }>(
+    const { rows: resolutions } = await app.t.onejob.pool.query<{ action: string; amount: string }>(
       'SELECT action, amount FROM onejob.ledger_pending_resolutions WHERE owner_id = $1 AND pending_id = $2',
       [OWNER_A.owner, holdId],
     );
@@ -134,8 +125,8 @@ describe('a worker killed mid-call under a budget', () => {
     expect(await usage()).toEqual({ spent: posted, held: 0 });
 
     // The cost poster, run now, finds nothing left to post for it: one transfer at most.
-    await postPendingAttemptCosts(t.onejob.pool, t.onejob.config);
-    const { rows: transfers } = await t.onejob.pool.query<{ amount: string }>(
+    await postPendingAttemptCosts(app.t.onejob.pool, app.t.onejob.config);
+    const { rows: transfers } = await app.t.onejob.pool.query<{ amount: string }>(
       'SELECT amount FROM onejob.ledger_transfers WHERE owner_id = $1 AND id = $2',
       [OWNER_A.owner, holdId],
     );
