@@ -48,6 +48,33 @@ export interface StartServerOptions {
   apiKeys?: string;
 }
 
+/** A scenario that measures `onejob serve` itself: its database, work folder, log level, build and worker concurrency. */
+export interface ServedRun {
+  databaseUrl: string;
+  workDir: string;
+  logLevel: string;
+  server: 'tsx' | 'dist';
+  workerConcurrency: number;
+}
+
+/** `onejob serve --role <roles>` for a served scenario, logging to `server-<logName>.log` in its work folder. */
+export function startServedServer(
+  r: ServedRun,
+  roles: string,
+  logName: string,
+  config: OnejobConfig,
+): Promise<ServerProcess> {
+  return startServer({
+    databaseUrl: r.databaseUrl,
+    config,
+    roles,
+    logFile: `${r.workDir}/server-${logName}.log`,
+    logLevel: r.logLevel,
+    server: r.server,
+    workDir: r.workDir,
+  });
+}
+
 export async function startServer(o: StartServerOptions): Promise<ServerProcess> {
   const port = await freePort();
   const configPath = join(o.workDir, `config-${o.roles.replace(/,/g, '-')}.json`);

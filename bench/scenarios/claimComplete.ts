@@ -3,7 +3,7 @@ import { connectCounter } from '../benchDatabase.js';
 import { measureCompletions } from '../measureCompletions.js';
 import type { LoadResult } from '../measureLoad.js';
 import type { Progress } from '../progress.js';
-import { startServer } from '../serverProcess.js';
+import { type ServedRun, startServedServer } from '../serverProcess.js';
 import { roleUnavailable } from './roleAvailable.js';
 
 // Jobs completed so far, read from the event log's sequence: the queue is filled without
@@ -18,12 +18,7 @@ SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM onejob.job_event
 
 export const claimCompleteUnavailable = () => roleUnavailable('worker');
 
-export interface ClaimCompleteRun {
-  databaseUrl: string;
-  workDir: string;
-  logLevel: string;
-  server: 'tsx' | 'dist';
-  workerConcurrency: number;
+export interface ClaimCompleteRun extends ServedRun {
   queueJobs: number;
   warmupMs: number;
   durationMs: number;
@@ -36,15 +31,12 @@ export async function claimComplete(
   r: ClaimCompleteRun,
 ): Promise<LoadResult & { extra: Record<string, unknown> }> {
   const counter = await connectCounter(r.databaseUrl);
-  const server = await startServer({
-    databaseUrl: r.databaseUrl,
-    config: benchConfig({ workerConcurrency: r.workerConcurrency, priced: r.priced === true }),
-    roles: 'worker',
-    logFile: `${r.workDir}/server-worker.log`,
-    logLevel: r.logLevel,
-    server: r.server,
-    workDir: r.workDir,
-  });
+  const server = await startServedServer(
+    r,
+    'worker',
+    'worker',
+    benchConfig({ workerConcurrency: r.workerConcurrency, priced: r.priced === true }),
+  );
   const stopRss = server.sampleRss();
   try {
     const result = await measureCompletions({

@@ -5,16 +5,11 @@ import pg from 'pg';
 import { until } from '../../test/helpers/until.js';
 import { benchConfig } from '../benchConfig.js';
 import type { LoadResult } from '../measureLoad.js';
-import { startServer } from '../serverProcess.js';
+import { type ServedRun, startServedServer } from '../serverProcess.js';
 import { type WriteCost, writeCounter } from '../writeCost.js';
 import { queueJobs } from './rawSql.js';
 
-export interface DrainCostRun {
-  databaseUrl: string;
-  workDir: string;
-  logLevel: string;
-  server: 'tsx' | 'dist';
-  workerConcurrency: number;
+export interface DrainCostRun extends ServedRun {
   jobs: number;
 }
 
@@ -34,15 +29,12 @@ export async function onejobDrainCost(
   try {
     const before = await counter.read();
     const started = Date.now();
-    const server = await startServer({
-      databaseUrl: r.databaseUrl,
-      config: benchConfig({ workerConcurrency: r.workerConcurrency }),
-      roles: 'worker,relay',
-      logFile: `${r.workDir}/server-cost.log`,
-      logLevel: r.logLevel,
-      server: r.server,
-      workDir: r.workDir,
-    });
+    const server = await startServedServer(
+      r,
+      'worker,relay',
+      'cost',
+      benchConfig({ workerConcurrency: r.workerConcurrency }),
+    );
     try {
       await until(
         'every job settled and published',

@@ -9,14 +9,9 @@ import { benchConfig } from '../benchConfig.js';
 import { jobPoster } from '../httpLoadWorker.js';
 import { type LoadResult, loadResult } from '../measureLoad.js';
 import type { Progress } from '../progress.js';
-import { BENCH_TOKEN, startServer } from '../serverProcess.js';
+import { BENCH_TOKEN, type ServedRun, startServedServer } from '../serverProcess.js';
 
-export interface SteadyRun {
-  databaseUrl: string;
-  workDir: string;
-  logLevel: string;
-  server: 'tsx' | 'dist';
-  workerConcurrency: number;
+export interface SteadyRun extends ServedRun {
   rate: number;
   warmupMs: number;
   durationMs: number;
@@ -58,15 +53,12 @@ export async function paced(
 }
 
 export async function onejobSteadyLatency(r: SteadyRun): Promise<LoadResult> {
-  const server = await startServer({
-    databaseUrl: r.databaseUrl,
-    config: benchConfig({ workerConcurrency: r.workerConcurrency }),
-    roles: 'api,worker',
-    logFile: `${r.workDir}/server-e2e.log`,
-    logLevel: r.logLevel,
-    server: r.server,
-    workDir: r.workDir,
-  });
+  const server = await startServedServer(
+    r,
+    'api,worker',
+    'e2e',
+    benchConfig({ workerConcurrency: r.workerConcurrency }),
+  );
   const poster = jobPoster({ url: server.url, token: BENCH_TOKEN, sockets: 64 });
   const post = async (key: string) => {
     const reply = await poster.post(key, false);

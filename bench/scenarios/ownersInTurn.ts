@@ -10,14 +10,9 @@ import { until } from '../../test/helpers/until.js';
 import { benchConfig } from '../benchConfig.js';
 import { type LoadResult, loadResult } from '../measureLoad.js';
 import type { Progress } from '../progress.js';
-import { startServer } from '../serverProcess.js';
+import { type ServedRun, startServedServer } from '../serverProcess.js';
 
-export interface FairRun {
-  databaseUrl: string;
-  workDir: string;
-  logLevel: string;
-  server: 'tsx' | 'dist';
-  workerConcurrency: number;
+export interface FairRun extends ServedRun {
   /** A's backlog, already queued (queueJobs). */
   backlog: number;
   /** B's jobs, created one by one. */
@@ -44,15 +39,12 @@ export async function ownersInTurn(
 ): Promise<LoadResult & { note: string; extra: Record<string, unknown> }> {
   const db = new pg.Client({ connectionString: r.databaseUrl, application_name: 'onejob-bench-fair' });
   await db.connect();
-  const server = await startServer({
-    databaseUrl: r.databaseUrl,
-    config: benchConfig({ workerConcurrency: r.workerConcurrency }),
-    roles: 'worker',
-    logFile: `${r.workDir}/server-fair.log`,
-    logLevel: r.logLevel,
-    server: r.server,
-    workDir: r.workDir,
-  });
+  const server = await startServedServer(
+    r,
+    'worker',
+    'fair',
+    benchConfig({ workerConcurrency: r.workerConcurrency }),
+  );
   // B creates through the library, as an application would: the worker hears of each job.
   const pool = new pg.Pool({ connectionString: r.databaseUrl, max: 2, application_name: 'onejob-bench-b' });
   const b = createOnejob({

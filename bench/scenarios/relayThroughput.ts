@@ -11,18 +11,13 @@ import { connectCounter } from '../benchDatabase.js';
 import { measureCompletions } from '../measureCompletions.js';
 import type { LoadResult } from '../measureLoad.js';
 import type { Progress } from '../progress.js';
-import { startServer } from '../serverProcess.js';
+import { type ServedRun, startServedServer } from '../serverProcess.js';
 import { roleUnavailable } from './roleAvailable.js';
 
 export const relayUnavailable = () => roleUnavailable('relay');
 
-export interface RelayRun {
-  databaseUrl: string;
+export interface RelayRun extends ServedRun {
   natsUrl: string;
-  workDir: string;
-  logLevel: string;
-  server: 'tsx' | 'dist';
-  workerConcurrency: number;
   events: number;
   warmupMs: number;
   durationMs: number;
@@ -48,19 +43,16 @@ export async function relayThroughput(r: RelayRun): Promise<LoadResult & { extra
   const counter = await connectCounter(r.databaseUrl);
   try {
     await fillOutbox(counter, r.events);
-    const server = await startServer({
-      databaseUrl: r.databaseUrl,
+    const server = await startServedServer(
+      r,
+      'relay',
+      'relay',
       // A stream and subject prefix of its own, so the run never meets another stream's subjects.
-      config: benchConfig({
+      benchConfig({
         workerConcurrency: r.workerConcurrency,
         publisher: { kind: 'nats', name: 'nats', url: r.natsUrl, stream, subjectPrefix: `bench${tag}.` },
       }),
-      roles: 'relay',
-      logFile: `${r.workDir}/server-relay.log`,
-      logLevel: r.logLevel,
-      server: r.server,
-      workDir: r.workDir,
-    });
+    );
     const stopRss = server.sampleRss();
     const published = async () => {
       const { rows } = await counter.query<{ n: string }>(
