@@ -7,8 +7,7 @@
 // `done` are a fixed set (all committed), walked in seq order with `window_seq` the last
 // seq behind; when it is walked, `done` becomes `window_end`.
 import type pg from 'pg';
-import type { CloudEvent } from '../events/cloudEvent.js';
-import type { ClaimedDelivery } from './claimOutboxBatch.js';
+import { type ClaimedDelivery, claimedDelivery } from './claimOutboxBatch.js';
 
 /** A publisher's position, as locked for one pass. */
 export interface Position {
@@ -144,20 +143,6 @@ export async function advancePosition(
 }
 
 function logEvent(row: EventRow): LogEvent {
-  let event: CloudEvent | undefined;
-  return {
-    id: row.id,
-    seq: row.seq,
-    subject: row.subject,
-    type: row.type,
-    attempts: 0,
-    json: row.json,
-    ownerId: row.owner_id,
-    held: row.held,
-    // Parsed only for a publisher that reads it.
-    get event(): CloudEvent {
-      event ??= JSON.parse(row.json) as CloudEvent;
-      return event;
-    },
-  };
+  // Object.assign keeps the delivery's lazy `event` getter; a spread would parse it now.
+  return Object.assign(claimedDelivery({ ...row, attempts: 0 }), { ownerId: row.owner_id, held: row.held });
 }

@@ -78,7 +78,10 @@ export async function claimOutboxBatch(
   return [...bySubject.values()];
 }
 
-function claimedDelivery(row: RunRow): ClaimedDelivery {
+/** A delivery as publishers take it, its CloudEvent parsed on first read. */
+export function claimedDelivery(
+  row: Pick<RunRow, 'id' | 'seq' | 'subject' | 'type' | 'attempts' | 'json'>,
+): ClaimedDelivery {
   let event: CloudEvent | undefined;
   return {
     id: row.id,
