@@ -252,20 +252,26 @@ describe('live updates and layout', () => {
   });
 
   it('with auto-refresh on, the jobs list shows a new job without a reload', async () => {
-    await createJob(t, `refresh-first-${Date.now()}`, 'payout', { amount: 2 });
+    const first = await createJob(t, `refresh-first-${Date.now()}`, 'payout', { amount: 2 });
     const { page, errors } = await openDashboard('#/jobs');
     const rows = page.locator('#job-results tbody tr');
-    await rows.first().waitFor();
-    const before = await rows.count();
+    const link = (id: string) => page.locator(`#job-results a[href="#/jobs/${id}"]`);
+    // The list is loaded once the job made before opening it is in it; any row seen earlier
+    // may belong to a render the router is about to replace.
+    await expect.poll(() => link(first.id).count(), { timeout: 15_000 }).toBe(1);
     await page.evaluate(() => {
       (window as unknown as { marker: string }).marker = 'same page';
     });
     await page.getByLabel(/Auto-refresh/).check();
     const job = await createJob(t, `refresh-${Date.now()}`, 'payout', { amount: 3 });
-    await expect
-      .poll(() => page.locator(`#job-results a[href="#/jobs/${job.id}"]`).count(), { timeout: 15_000 })
-      .toBe(1);
-    expect(await rows.count()).toBe(before + 1);
+    await expect.poll(() => link(job.id).count(), { timeout: 15_000 }).toBe(1);
+    // Refreshed in place: the earlier job is still listed once and no row is doubled.
+    expect(await link(first.id).count()).toBe(1);
+    const ids = await page
+      .locator('#job-results tbody tr a[href^="#/jobs/"]')
+      .evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(await rows.count()).toBe(ids.length);
     expect(await page.getByTestId('refreshed-at').textContent()).toMatch(/^updated /);
     expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe('same page');
     // The choice is remembered in the tab.
