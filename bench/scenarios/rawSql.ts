@@ -90,7 +90,7 @@ export async function setBenchBudget(url: string): Promise<void> {
 const CLAIM_SQL = `
 UPDATE onejob.jobs j SET state = 'running', attempt_count = attempt_count + 1, updated_at = now()
 WHERE j.id = (
-  SELECT id FROM onejob.jobs WHERE state = 'queued' AND run_after <= now()
+  SELECT id FROM onejob.jobs WHERE lane = 'queued' AND run_after <= now()
   ORDER BY run_after, created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
 RETURNING j.id, j.version`;
 

@@ -1,18 +1,35 @@
 import type pg from 'pg';
 import { withTransaction } from '../db/withTransaction.js';
-import { attemptsJson, JOB_COLUMNS, type JobRow, jobView } from './jobView.js';
+import { attemptsJson, type JobRow, jobColumns, jobView } from './jobView.js';
 
 export interface ArchiveResult {
   archived: number;
 }
 
-const PICK_SQL = `
-SELECT ${attemptsJson('j.id')} AS attempts, ${JOB_COLUMNS}
-FROM onejob.jobs j
-WHERE state IN ('succeeded', 'failed', 'cancelled') AND finished_at < $1
-ORDER BY finished_at
-LIMIT $2
-FOR UPDATE SKIP LOCKED`;
+// Old settled jobs, owner by owner on jobs_owner_newest (owner, created_at): a job finished
+// before the cutoff was created before it, so each owner's jobs are read oldest first and
+// only as far as the cutoff. The owners are found by a skip-scan (one probe per owner).
+// No index names `finished_at` or `state`, so settling a job stays an in-place (HOT)
+// update (migration 0022); jobs still open and older than the cutoff are read and passed
+// over. An owner's lateral pick locks its own rows (SKIP LOCKED, as before).
+export const ARCHIVE_PICK_SQL = `
+WITH RECURSIVE owners (owner_id) AS (
+  (SELECT j.owner_id FROM onejob.jobs j ORDER BY j.owner_id LIMIT 1)
+  UNION ALL
+  SELECT (SELECT j.owner_id FROM onejob.jobs j WHERE j.owner_id > o.owner_id ORDER BY j.owner_id LIMIT 1)
+  FROM owners o WHERE o.owner_id IS NOT NULL
+)
+SELECT ${attemptsJson('j.id')} AS attempts, ${jobColumns('j')}
+FROM owners o
+CROSS JOIN LATERAL (
+  SELECT * FROM onejob.jobs x
+  WHERE x.owner_id = o.owner_id AND x.created_at < $1
+    AND x.state IN ('succeeded', 'failed', 'cancelled') AND x.finished_at < $1
+  ORDER BY x.created_at
+  LIMIT $2
+  FOR UPDATE SKIP LOCKED
+) j
+LIMIT $2`;
 
 const MOVE_SQL = `
 WITH docs AS (
@@ -44,7 +61,7 @@ export async function archiveJobs(
   let archived = 0;
   while (archived < maxJobs) {
     const moved = await withTransaction(pool, async (client) => {
-      const { rows } = await client.query<JobRow>(PICK_SQL, [
+      const { rows } = await client.query<JobRow>(ARCHIVE_PICK_SQL, [
         finishedBefore,
         Math.min(batchSize, maxJobs - archived),
       ]);

@@ -103,10 +103,10 @@ function turnCtes(p: Param): string {
   const probe = (after: string, wrapped: string, wrap: string) => `
       SELECT x.owner_id, x.wrapped, x.run_after <= now() AS due FROM (
         (SELECT j.owner_id, j.run_after, ${wrapped} AS wrapped FROM onejob.jobs j
-         WHERE j.state = 'queued' AND j.owner_id > ${after} ORDER BY j.owner_id, j.run_after LIMIT 1)
+         WHERE j.lane = 'queued' AND j.owner_id > ${after} ORDER BY j.owner_id, j.run_after LIMIT 1)
         UNION ALL
         (SELECT j.owner_id, j.run_after, true FROM onejob.jobs j
-         WHERE j.state = 'queued' AND ${wrap} ORDER BY j.owner_id, j.run_after LIMIT 1)
+         WHERE j.lane = 'queued' AND ${wrap} ORDER BY j.owner_id, j.run_after LIMIT 1)
       ) x
       WHERE NOT (x.wrapped AND x.owner_id > ${p.after}::text)
       LIMIT 1`;
@@ -139,7 +139,7 @@ picked AS (
       SELECT j.id, j.owner_id, j.operation, j.attempt_count,
              extract(epoch FROM clock_timestamp() - j.run_after)::float8 AS waited
       FROM onejob.jobs j
-      WHERE j.owner_id >= s.owner_id AND j.owner_id <= s.owner_id AND j.state = 'queued' AND j.run_after <= now()
+      WHERE j.owner_id >= s.owner_id AND j.owner_id <= s.owner_id AND j.lane = 'queued' AND j.run_after <= now()
         AND j.operation = ANY(${p.operations}::text[]) AND j.completed_by IS NULL
         AND j.attempt_count - j.throttled_count < (${p.config}::jsonb -> j.operation ->> 'maxAttempts')::int
         AND NOT ((${p.config}::jsonb -> j.operation ->> 'exclusive')::boolean AND EXISTS (

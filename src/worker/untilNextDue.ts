@@ -12,7 +12,7 @@ import type { Queryable } from '../db/createPool.js';
 export const UNTIL_NEXT_DUE_SQL = `
 SELECT (extract(epoch FROM j.run_after - clock_timestamp()) * 1000)::float8 AS ms
 FROM onejob.jobs j
-WHERE j.state = 'queued' AND j.run_after > now()
+WHERE j.lane = 'queued' AND j.run_after > now()
 ORDER BY j.run_after
 LIMIT 1`;
 

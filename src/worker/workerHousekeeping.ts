@@ -10,7 +10,7 @@ import { type ReconcileJob, reconcileAttempt } from './reconcileAttempt.js';
 import { settled, type WorkerContext } from './workerContext.js';
 
 const JOB_SQL = 'SELECT id, operation, input, traceparent FROM onejob.jobs WHERE id = $1';
-export const UNKNOWN_JOBS_SQL = `SELECT count(*)::int AS n FROM onejob.jobs WHERE state = 'unknown'`;
+export const UNKNOWN_JOBS_SQL = `SELECT count(*)::int AS n FROM onejob.jobs WHERE lane = 'unknown'`;
 
 // One row per provider that was ever paused: a small table.
 const PAUSES_SQL = `SELECT provider, greatest(0, extract(epoch FROM until - now()))::float8 AS seconds

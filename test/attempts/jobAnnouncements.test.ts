@@ -80,6 +80,8 @@ describe('announcements of new jobs', () => {
     here.jobsQueued();
     expect(a.woken).toBeGreaterThan(0);
     expect(b.woken).toBeGreaterThan(0);
+    // Its notification goes out now, not into the next test's listening hubs.
+    await drained(here, here);
   });
 
   it("another process's announcement wakes one watcher; a watcher with no free slot declines and the next one takes it", async () => {

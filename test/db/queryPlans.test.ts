@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeptPlanPool, KEPT_PLAN_SETTINGS } from '../../src/db/keptPlanPool.js';
 import { withLiterals } from '../../src/db/withLiterals.js';
 import { recordJobEvent } from '../../src/events/recordJobEvent.js';
+import { ARCHIVE_PICK_SQL } from '../../src/jobs/archiveJobs.js';
 import { completeAttempt } from '../../src/jobs/completeAttempt.js';
 import { completeWinners, WIN_MANY_SQL } from '../../src/jobs/completeWinners.js';
 import { CREATE_BATCH_SQL } from '../../src/jobs/createJobsBatch.js';
@@ -130,6 +131,34 @@ describe('periodic counts', () => {
     } finally {
       await client().query('ROLLBACK');
     }
+  });
+});
+
+// A job's settlement (running to succeeded, failed or cancelled) changes these columns and
+// no other. PostgreSQL rewrites the row in place without touching an index (HOT) only when
+// no indexed column changes value, a column named in a partial index's WHERE included.
+const SETTLED_COLUMNS = ['state', 'version', 'completed_by', 'result', 'error', 'finished_at', 'updated_at'];
+
+describe('settling a job writes no index entry', () => {
+  it('no index on jobs names a column a settlement changes, in its key or in its WHERE', async () => {
+    const { rows } = await client().query<{ name: string; def: string }>(
+      `SELECT ic.relname AS name, pg_get_indexdef(i.indexrelid) AS def
+       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+       WHERE i.indrelid = 'onejob.jobs'::regclass`,
+    );
+    expect(rows.length).toBeGreaterThan(3);
+    for (const { name, def } of rows) {
+      const named = SETTLED_COLUMNS.filter((c) =>
+        new RegExp(`\\b${c}\\b`).test(def.replace(/^.* USING /, '')),
+      );
+      expect(named, `${name}: ${def}`).toEqual([]);
+    }
+  });
+
+  it("archiving walks each owner's oldest jobs on the listing index, never reading jobs whole", async () => {
+    const plan = await genericPlan('archive_pick', ARCHIVE_PICK_SQL);
+    expect(plan).toMatch(/Index (Only )?Scan (Backward )?using jobs_owner_newest on jobs/);
+    expect(plan).not.toMatch(/Seq Scan on jobs/);
   });
 });
 

@@ -10,6 +10,7 @@ afterAll(async () => t?.close());
 async function finish(id: string, daysAgo: number) {
   await t.onejob.pool.query(
     `UPDATE onejob.jobs SET state = 'succeeded', result = '{"charged": true}', version = version + 1,
+       created_at = now() - make_interval(days => $2 + 1),
        finished_at = now() - make_interval(days => $2) WHERE id = $1`,
     [id, daysAgo],
   );

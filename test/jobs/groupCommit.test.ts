@@ -58,7 +58,7 @@ async function archiveKey(key: string, amount: number): Promise<string> {
   const { job } = await t.onejob.jobs.create(charge(key, amount));
   await t.onejob.pool.query(
     `UPDATE onejob.jobs SET state = 'succeeded', result = '{"charged": true}', version = version + 1,
-       finished_at = now() - interval '90 days' WHERE id = $1`,
+       created_at = now() - interval '91 days', finished_at = now() - interval '90 days' WHERE id = $1`,
     [job.id],
   );
   await t.onejob.jobs.archive(new Date(Date.now() - 30 * 86_400_000));
