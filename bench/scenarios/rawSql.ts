@@ -13,10 +13,6 @@ export type RawRun = PoolRun;
 const INPUT = JSON.stringify({ amount: 1, note: 'bench' });
 const PRINT = fingerprint({ operation: 'noop', input: JSON.parse(INPUT) });
 
-function eventJson(id: string, jobId: string, type: string, data: string): string {
-  return `{"specversion":"1.0","id":"${id}","source":"onejob","type":"${type}","subject":"${jobId}","time":"${new Date().toISOString()}","datacontenttype":"application/json","data":${data}}`;
-}
-
 const withPool = <T>(r: RawRun, fn: (pool: pg.Pool) => Promise<T>) => withRunPool(r, 'onejob-bench-raw', fn);
 
 /** Registers an outbox publisher (its position before every event), as a relay does. */
@@ -101,8 +97,8 @@ WITH done AS (
   WHERE id = $1 AND version = $2 AND completed_by IS NULL
   RETURNING id, owner_id
 )
-INSERT INTO onejob.job_events (id, owner_id, job_id, type, publish, event)
-SELECT $4, owner_id, id, 'succeeded', 'onejob.job.succeeded', $5::jsonb FROM done`;
+INSERT INTO onejob.job_events (id, owner_id, job_id, type, data, publish)
+SELECT $4, owner_id, id, 'succeeded', $5::jsonb, 'onejob.job.succeeded' FROM done`;
 
 /** (f) SKIP LOCKED claim, then compare-and-swap completion plus its event row, per job. */
 export function rawClaimComplete(r: RawRun): Promise<LoadResult> {
@@ -126,7 +122,7 @@ export function rawClaimComplete(r: RawRun): Promise<LoadResult> {
           job.version,
           '{"ok":true}',
           eventId,
-          eventJson(eventId, job.id, 'onejob.job.succeeded', data),
+          data,
         ]);
         if (rowCount !== 1) throw new Error('raw complete lost its compare-and-swap');
       },

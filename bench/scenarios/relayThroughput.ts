@@ -27,11 +27,10 @@ export interface RelayRun extends ServedRun {
 /** Event log rows shaped like onejob.job.created events, one subject (job) each. */
 async function fillOutbox(client: pg.Client, count: number): Promise<void> {
   await client.query(
-    `INSERT INTO onejob.job_events (id, owner_id, job_id, type, publish, event)
-     SELECT e.id, 'bench', e.job, 'created', 'onejob.job.created', jsonb_build_object(
-       'specversion', '1.0', 'id', e.id, 'source', 'onejob', 'type', 'onejob.job.created', 'subject', e.job,
-       'time', now(), 'datacontenttype', 'application/json',
-       'data', jsonb_build_object('jobId', e.job, 'operation', 'noop', 'idempotencyKey', 'k-' || e.g, 'state', 'queued', 'version', 1))
+    `INSERT INTO onejob.job_events (id, owner_id, job_id, type, data, publish)
+     SELECT e.id, 'bench', e.job, 'created',
+       jsonb_build_object('jobId', e.job, 'operation', 'noop', 'idempotencyKey', 'k-' || e.g, 'state', 'queued', 'version', 1),
+       'onejob.job.created'
      FROM (SELECT g, gen_random_uuid() AS id, gen_random_uuid() AS job FROM generate_series(1, $1) g) e`,
     [count],
   );

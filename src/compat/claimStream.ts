@@ -21,7 +21,7 @@ carried AS (
 ),
 events AS (
   SELECT $2::uuid AS event_id, c.id AS job_id, c.owner_id, $1::uuid AS attempt_id, 'stream_claimed'::text AS type,
-         jsonb_build_object('version', c.version) AS data, NULL::text AS publish, NULL::jsonb AS event
+         jsonb_build_object('version', c.version) AS data, NULL::text AS publish, NULL::text AS traceparent
   FROM claimed c
 ), ${jobEventRowsSql('events')}
 SELECT job_id FROM events`;

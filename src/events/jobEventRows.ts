@@ -1,8 +1,10 @@
 // The one place that writes a job's events. Every statement that changes a job records
 // what happened through this fragment: one row in the event log (onejob.job_events),
 // which is both the job's audit history and, when the change is public, the outbox (the
-// row carries the CloudEvent), written by the statement (so the transaction) that makes
-// the change, with the job's owner and the writing transaction's id (docs/outbox.md).
+// row names the CloudEvent type to publish), written by the statement (so the transaction)
+// that makes the change, with the job's owner and the writing transaction's id
+// (docs/outbox.md). The CloudEvent itself is not stored: every field of it is on the row,
+// and onejob.cloud_event (migration 0023) builds it when a relay reads the row.
 
 /**
  * The columns the source of `jobEventRowsSql` must yield, one row per event, in any order:
@@ -16,7 +18,7 @@
  * | `type`       | `text`  | audit type, for example `created`, `attempt_started`, `race_lost`    |
  * | `data`       | `jsonb` | audit data                                                           |
  * | `publish`    | `text`  | CloudEvent type to publish, or null for an audit-only event          |
- * | `event`      | `jsonb` | the CloudEvent (`cloudEvent()`), or null when `publish` is null       |
+ * | `traceparent`| `text`  | W3C trace context the CloudEvent carries, or null                    |
  *
  * Cast parameters and nulls to these types in the source (`$1::uuid`, `NULL::uuid`): an
  * untyped null is text, which PostgreSQL does not assign to a uuid column.
@@ -29,7 +31,7 @@ export const JOB_EVENT_SOURCE_COLUMNS = [
   'type',
   'data',
   'publish',
-  'event',
+  'traceparent',
 ] as const;
 
 /**
@@ -45,7 +47,7 @@ export const JOB_EVENT_SOURCE_COLUMNS = [
  * WITH moved AS (UPDATE onejob.jobs SET ... RETURNING id, owner_id),
  * events AS (
  *   SELECT $2::uuid AS event_id, id AS job_id, owner_id, NULL::uuid AS attempt_id, 'cancelled'::text AS type,
- *          $3::jsonb AS data, 'onejob.job.cancelled'::text AS publish, $4::jsonb AS event
+ *          $3::jsonb AS data, 'onejob.job.cancelled'::text AS publish, $4::text AS traceparent
  *   FROM moved
  * ), ${jobEventRowsSql('events')}
  * SELECT id FROM moved`;
@@ -53,7 +55,7 @@ export const JOB_EVENT_SOURCE_COLUMNS = [
  */
 export function jobEventRowsSql(source: string): string {
   return `${source}_log AS (
-  INSERT INTO onejob.job_events (id, job_id, owner_id, attempt_id, type, data, publish, event)
-  SELECT event_id, job_id, owner_id, attempt_id, type, data, publish, event FROM ${source}
+  INSERT INTO onejob.job_events (id, job_id, owner_id, attempt_id, type, data, publish, traceparent)
+  SELECT event_id, job_id, owner_id, attempt_id, type, data, publish, traceparent FROM ${source}
 )`;
 }

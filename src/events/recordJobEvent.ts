@@ -1,6 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../db/createPool.js';
-import { cloudEvent } from './cloudEvent.js';
 import { jobEventRowsSql } from './jobEventRows.js';
 
 export interface JobEventInput {
@@ -22,26 +21,26 @@ WITH events AS (
   SELECT $1::uuid AS event_id, $2::uuid AS job_id,
          coalesce((SELECT owner_id FROM onejob.jobs WHERE id = $2::uuid),
                   (SELECT owner_id FROM onejob.jobs_archive WHERE job_id = $2::uuid)) AS owner_id,
-         $3::uuid AS attempt_id, $4::text AS type, $5::jsonb AS data, $6::text AS publish, $7::jsonb AS event
+         $3::uuid AS attempt_id, $4::text AS type, $5::jsonb AS data, $6::text AS publish, $7::text AS traceparent
 ), ${jobEventRowsSql('events')}
 SELECT 1`;
 
 /**
- * Appends the event to the log, with its CloudEvent for public changes, in one statement.
+ * Appends the event to the log in one statement; for a public change the relay builds its
+ * CloudEvent from the row (onejob.cloud_event).
  * Call it with the client of the transaction that makes the change.
  */
 export async function recordJobEvent(db: Queryable, e: JobEventInput): Promise<string> {
   const id = uuidv7();
   const data = e.data ?? {};
-  const event = e.publish
-    ? cloudEvent({
-        id,
-        type: e.publish,
-        subject: e.jobId,
-        data: { jobId: e.jobId, ...data },
-        traceparent: e.traceparent,
-      })
-    : null;
-  await db.query(RECORD_SQL, [id, e.jobId, e.attemptId ?? null, e.type, data, e.publish ?? null, event]);
+  await db.query(RECORD_SQL, [
+    id,
+    e.jobId,
+    e.attemptId ?? null,
+    e.type,
+    data,
+    e.publish ?? null,
+    e.publish ? (e.traceparent ?? null) : null,
+  ]);
   return id;
 }

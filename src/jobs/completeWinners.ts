@@ -5,7 +5,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../db/createPool.js';
 import { sqlParams } from '../db/sqlParams.js';
-import { cloudEvent } from '../events/cloudEvent.js';
 import { jobEventRowsSql } from '../events/jobEventRows.js';
 import type { Usage } from '../providers/types.js';
 import type { AttemptRow } from './attemptRow.js';
@@ -55,13 +54,13 @@ export const WIN_PARAMS = sqlParams([
   'costs',
   'eventIds',
   'audits',
-  'events',
+  'traceparents',
 ] as const);
 const p = WIN_PARAMS.$;
 export const WIN_MANY_CTES = `offered AS (
   SELECT * FROM unnest(${p.attemptIds}::uuid[], ${p.results}::text[], ${p.usages}::text[], ${p.costs}::int8[],
-                       ${p.eventIds}::uuid[], ${p.audits}::text[], ${p.events}::text[])
-    AS o(attempt_id, result, usage, cost, event_id, audit, event)
+                       ${p.eventIds}::uuid[], ${p.audits}::text[], ${p.traceparents}::text[])
+    AS o(attempt_id, result, usage, cost, event_id, audit, traceparent)
 ),
 live AS (
   SELECT o.attempt_id, o.result, a.job_id, a.job_version
@@ -88,7 +87,7 @@ att AS (
 ),
 events AS (
   SELECT o.event_id, x.job_id, w.owner_id, w.attempt_id, 'succeeded'::text AS type, o.audit::jsonb AS data,
-         'onejob.job.succeeded'::text AS publish, o.event::jsonb AS event
+         'onejob.job.succeeded'::text AS publish, o.traceparent
   FROM won w JOIN offered o ON o.attempt_id = w.attempt_id LEFT JOIN att x ON x.id = w.attempt_id
 ), ${jobEventRowsSql('events')}`;
 
@@ -128,10 +127,10 @@ export function winManyValues(offered: Offered[]): unknown[] {
     costs: [] as (number | null)[],
     eventIds: [] as string[],
     audits: [] as string[],
-    events: [] as string[],
+    traceparents: [] as (string | null)[],
   };
   for (const o of offered) {
-    const { id, job_id: jobId, n, provider, job_version: jobVersion } = o.attempt;
+    const { id, n, provider, job_version: jobVersion } = o.attempt;
     const eventId = uuidv7();
     // The same data recordJobEvent would write for this win.
     const data = { state: 'succeeded', version: jobVersion + 1, completedBy: id, n, provider };
@@ -141,17 +140,8 @@ export function winManyValues(offered: Offered[]): unknown[] {
     cols.costs.push(o.costMicros ?? null);
     cols.eventIds.push(eventId);
     cols.audits.push(JSON.stringify(data));
-    cols.events.push(
-      JSON.stringify(
-        cloudEvent({
-          id: eventId,
-          type: 'onejob.job.succeeded',
-          subject: jobId,
-          data: { jobId, ...data },
-          traceparent: o.traceparent,
-        }),
-      ),
-    );
+    // The CloudEvent is built from the row when it is published (onejob.cloud_event).
+    cols.traceparents.push(o.traceparent ?? null);
   }
   return WIN_PARAMS.values<unknown>({
     attemptIds: cols.ids,
@@ -160,6 +150,6 @@ export function winManyValues(offered: Offered[]): unknown[] {
     costs: cols.costs,
     eventIds: cols.eventIds,
     audits: cols.audits,
-    events: cols.events,
+    traceparents: cols.traceparents,
   });
 }

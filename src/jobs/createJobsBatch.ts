@@ -28,7 +28,7 @@ export const CREATE_BATCH_SQL = `
 WITH req AS (
   SELECT * FROM json_to_recordset($1::json) AS r(
     ord int, id uuid, owner_id text, idempotency_key text, fingerprint text, operation text,
-    input jsonb, run_at timestamptz, traceparent text, event_id uuid, data jsonb, event jsonb)
+    input jsonb, run_at timestamptz, traceparent text, event_id uuid, data jsonb)
 ), existing AS (
   SELECT r.ord, ${jobColumns('j')}
   FROM req r CROSS JOIN LATERAL (
@@ -48,7 +48,7 @@ WITH req AS (
   RETURNING ${JOB_COLUMNS}
 ), created AS (
   SELECT r.event_id, i.id AS job_id, i.owner_id, NULL::uuid AS attempt_id, 'created'::text AS type, r.data,
-         'onejob.job.created'::text AS publish, r.event
+         'onejob.job.created'::text AS publish, r.traceparent
   FROM inserted i JOIN req r ON r.id = i.id
 ), ${jobEventRowsSql('created')}
 SELECT r.ord, true AS created, '[]'::jsonb AS attempts, i.*
@@ -88,7 +88,6 @@ export async function createJobsBatch(
     traceparent: p.req.traceparent ?? null,
     event_id: p.eventId,
     data: p.data,
-    event: p.event,
   }));
   const { rows } = await db.query<BatchRow>({
     name: CREATE_BATCH_STATEMENT,

@@ -1,7 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { CreateJobBody } from '../contract/index.js';
 import { OnejobError } from '../errors/OnejobError.js';
-import { cloudEvent } from '../events/cloudEvent.js';
 import type { OperationRegistry } from '../operations/operationRegistry.js';
 import { checkRunAt } from './checkRunAt.js';
 import { fingerprint } from './fingerprint.js';
@@ -48,8 +47,8 @@ export interface CheckedCreate {
 export interface PreparedCreate extends CheckedCreate {
   id: string;
   eventId: string;
+  /** The created event's audit data; its CloudEvent is built from the row (onejob.cloud_event). */
   data: Record<string, unknown>;
-  event: Record<string, unknown>;
 }
 
 /** Validates `req` (throwing its 422) and computes its fingerprint, ids and created event. */
@@ -75,8 +74,8 @@ function checkedFingerprint(req: CreateJobRequest): CheckedCreate {
 }
 
 /**
- * The new job's id, its created event and that event's id: built only for a request that
- * will be inserted, so a replay of an existing key spends nothing on them.
+ * The new job's id, its created event's data and that event's id: built only for a request
+ * that will be inserted, so a replay of an existing key spends nothing on them.
  */
 export function withIds(checked: CheckedCreate): PreparedCreate {
   const { req } = checked;
@@ -89,13 +88,5 @@ export function withIds(checked: CheckedCreate): PreparedCreate {
     state: 'queued',
     version: 1,
   };
-  const event = cloudEvent({
-    id: eventId,
-    type: 'onejob.job.created',
-    subject: id,
-    data,
-    time: new Date(),
-    traceparent: req.traceparent,
-  }) as unknown as Record<string, unknown>;
-  return { ...checked, id, eventId, data, event };
+  return { ...checked, id, eventId, data };
 }

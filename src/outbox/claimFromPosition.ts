@@ -51,7 +51,7 @@ const SNAPSHOT_SQL = `SELECT pg_current_snapshot()::text AS upto`;
 // EXISTS was planned as an anti-join reading every retry row (claimOutboxBatch.ts says why).
 const EVENTS_SQL = `
 SELECT e.id, e.seq::text AS seq, coalesce(e.subject, e.job_id::text) AS subject, e.publish AS type,
-       e.event::text AS json, e.owner_id,
+       onejob.cloud_event(e.id, e.job_id, e.publish, e.data, e.event, e.created_at, e.traceparent)::text AS json, e.owner_id,
        EXISTS (SELECT 1 FROM onejob.outbox_retries d
                WHERE d.publisher = $1 AND d.subject = coalesce(e.subject, e.job_id::text) AND d.state = 'pending') AS held
 FROM (

@@ -25,7 +25,8 @@ interface DeadRow {
 // last row, so pages stay stable while new dead letters arrive.
 const LIST_SQL = `
 SELECT d.event_id, d.publisher, e.publish AS type, d.subject, d.attempts, d.last_error, d.replays, d.created_at, d.dead_at,
-       (extract(epoch FROM d.dead_at) * 1000000)::bigint::text AS dead_us, e.event
+       (extract(epoch FROM d.dead_at) * 1000000)::bigint::text AS dead_us,
+       onejob.cloud_event(e.id, e.job_id, e.publish, e.data, e.event, e.created_at, e.traceparent) AS event
 FROM onejob.outbox_retries d JOIN onejob.job_events e ON e.id = d.event_id AND e.owner_id = d.owner_id
 WHERE d.state = 'dead'
   AND ($1::text IS NULL OR d.publisher = $1)
