@@ -113,14 +113,23 @@ export async function relayFromPosition(
     result.refused = outcome.refused.length;
     result.dead = await recordUnpublished(client, publisher.name, unpublished, policy.maxDeliveries);
     const last = settled.at(-1);
-    const walked = !firstUntried && events.length < batchSize;
+    // Inside a window with its bound, the pass read a span of seqs (`through`): the window
+    // is walked when the span reached its end, and a span read whole is behind even where
+    // it held no event of the window. Otherwise a short batch is the rest of what is ahead.
+    const through = position.through;
+    const walked =
+      !firstUntried &&
+      (through !== null
+        ? BigInt(through) >= BigInt(position.windowLast as string)
+        : events.length < batchSize);
+    const behind = firstUntried || through === null ? last?.seq : through;
     // Nothing ahead and no window: the position stays (an idle poll writes nothing).
-    const moved = (walked && (events.length > 0 || position.windowOpen)) || (!walked && last !== undefined);
+    const moved = (walked && (events.length > 0 || position.windowOpen)) || (!walked && behind !== undefined);
     if (moved || result.unavailable) {
       await advancePosition(client, publisher.name, position, {
         moved,
         walked,
-        seq: last ? last.seq : position.windowSeq,
+        seq: behind ?? position.windowSeq,
         lastError: result.unavailable?.message ?? null,
       });
     }

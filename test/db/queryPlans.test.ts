@@ -604,6 +604,32 @@ describe('the worker path planned on a freshly filled queue, without statistics'
     });
     expectNoWholeTable(await plansOf(sent));
   });
+
+  it("a pass inside an open window reads a span of a few batches from the window's start, never the rest of the window", async () => {
+    const { rows: seqs } = await c.query<{ from: string }>(
+      'SELECT (min(seq) + 99)::text AS from FROM onejob.job_events',
+    );
+    const from = BigInt(seqs[0]!.from);
+    const sent = await recorded(async (db) => {
+      // A window over the whole log (20,200 events), its first 100 behind (set on the same
+      // session, not recorded).
+      await c.query(
+        `UPDATE onejob.outbox_publishers SET done = '1:1:', window_end = pg_current_snapshot(),
+           window_seq = $1, window_last = (SELECT max(seq) FROM onejob.job_events) WHERE name = 'p'`,
+        [from.toString()],
+      );
+      const next = await claimFromPosition(db as never, 'p', 50);
+      expect(next?.events).toHaveLength(50);
+      expect(next?.position.span).toBeNull();
+    });
+    const plans = await plansOf(sent);
+    expectNoWholeTable(plans);
+    const window = plans.find((p) => p.sql.includes('e.seq <= $6'));
+    expect(window?.plan, window?.sql).toMatch(/job_events_public_by_seq/);
+    expect(window?.plan, window?.sql).not.toMatch(/job_events_public_by_xid/);
+    // Eight batches of seqs at most, whatever the window's length.
+    expect(window?.plan, window?.sql).toContain(`(seq <= '${from + 400n}'::bigint)`);
+  });
 });
 
 // With statistics the planner knows owner o holds half the queue and may read it in
