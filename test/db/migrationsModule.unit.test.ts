@@ -31,7 +31,8 @@ const RELEASED: Record<string, string> = {
   '0020_attempt_holds_in_batches': '48f04c2c9356dbc7fceef8dc7dc83911778d057a8c370d0e80e8128cec225cdf',
   '0021_event_log': '9682ff63d4e575e69a6c6a1e7ae4c6471f02a3392925ed706cf6c82eb5adac2f',
   '0022_settle_in_place': 'f7b3031a0b083b970df49631ed0a946f54e10ccdcb221e7cd90a6cc8a9a13ec1',
-  '0023_job_events_build_their_cloudevent': '2e8c978d755dd85b30e14c65a36e3cc2c04962fdffd20de9abf689e9d98a9131',
+  '0023_job_events_build_their_cloudevent':
+    '2e8c978d755dd85b30e14c65a36e3cc2c04962fdffd20de9abf689e9d98a9131',
   '0024_window_walked_by_seq': '3054cc1dd4ccf0743f69dc3a61ad80a71dc4b3624d0ffb36fa79c78783e8cc98',
 };
 
