@@ -5,6 +5,7 @@ import { answerCreate, type CreateJobResult, createPrepared } from './createJob.
 import { type BatchOutcome, type BatchRow, createJobsBatch } from './createJobsBatch.js';
 import { findJobsByKey } from './findJobsByKey.js';
 import { type CheckedCreate, type CreateJobRequest, checkCreate, withIds } from './prepareCreate.js';
+import { ReplayShare } from './replayShare.js';
 
 export type JobBatcherOptions = BatcherOptions;
 
@@ -15,10 +16,14 @@ export interface JobBatcher {
 
 /**
  * Group commit for intake (src/db/createBatcher.ts): concurrent creates share one batch,
- * and each request gets the answer it would have had alone. A batch first reads the jobs
- * its keys already name in one read-only statement (findJobsByKey.ts): those requests are
- * replays (or a 409 for another body) and write nothing. The other keys, and only they,
- * get their ids and events and go to the intake statement (createJobsBatch.ts) together.
+ * and each request gets the answer it would have had alone. While recent batches held
+ * replays, a batch first reads the jobs its keys already name in one read-only statement
+ * (findJobsByKey.ts): those requests are replays (or a 409 for another body) and cost no
+ * ids, events or intake work. The other keys, and only they, go to the intake statement
+ * (createJobsBatch.ts) together. While recent batches held none, the look-up would be a
+ * round trip that finds nothing, and the batch goes straight to the intake statement,
+ * which answers an existing key all the same (its `existing` member) and writes nothing
+ * for it (ReplayShare).
  * The same key twice in a batch is read or written once; the others are its replays. A
  * key the statement could not answer (tombstoned, or committed after its snapshot) and
  * every request of a batch that failed (an archival racing it, input PostgreSQL refuses)
@@ -29,10 +34,11 @@ export function createJobBatcher(
   operations: OperationRegistry,
   options: JobBatcherOptions = {},
 ): JobBatcher {
+  const replays = new ReplayShare();
   const batcher = createBatcher<CheckedCreate, BatchRow, CreateJobResult>(
     {
       key: (p) => `${p.req.ownerId}\u0000${p.req.idempotencyKey}`,
-      write: (batch) => replayOrCreate(db, batch),
+      write: (batch) => replayOrCreate(db, batch, replays),
       answer: answerCreate,
       alone: (p) => createPrepared(db, withIds(p)),
     },
@@ -53,7 +59,19 @@ export function createJobBatcher(
 }
 
 /** The existing job of each key that has one; the intake statement for the rest. */
-async function replayOrCreate(db: Queryable, batch: CheckedCreate[]): Promise<BatchOutcome> {
+async function replayOrCreate(
+  db: Queryable,
+  batch: CheckedCreate[],
+  replays: ReplayShare,
+): Promise<BatchOutcome> {
+  if (!replays.lookUpFirst) {
+    const written = await createJobsBatch(
+      db,
+      batch.map((p) => withIds(p)),
+    );
+    replays.record(written.filter((row) => row && !row.created).length, batch.length);
+    return written;
+  }
   const outcome = await findJobsByKey(
     db,
     batch.map((p) => p.req),
@@ -62,6 +80,7 @@ async function replayOrCreate(db: Queryable, batch: CheckedCreate[]): Promise<Ba
   outcome.forEach((row, i) => {
     if (!row) missing.push(i);
   });
+  replays.record(batch.length - missing.length, batch.length);
   if (missing.length === 0) return outcome;
   // A key created between the look-up and this statement is found by its `existing`.
   const written = await createJobsBatch(

@@ -308,4 +308,31 @@ describe('group commit of intake', () => {
       'adaptive-later-2',
     ]);
   });
+  it('after batches that found no existing key, new keys go straight to the intake statement, and a replay there is still answered and writes nothing', async () => {
+    const sent: string[] = [];
+    const db = {
+      query: async (q: { name: string }) => {
+        sent.push(q.name);
+        return t.onejob.pool.query(q as never);
+      },
+    };
+    const batcher = createJobBatcher(db as never, t.onejob.operations, { maxWaitMs: 600_000 });
+    for (let i = 0; i < 11; i++) await batcher.create(charge(`straight-${i}`, i + 1));
+    // Nine batches looked up first and found nothing; from the tenth, one statement each.
+    expect(sent.slice(0, 18)).toEqual(
+      Array.from({ length: 9 }, () => [FIND_BY_KEYS_STATEMENT, CREATE_BATCH_STATEMENT]).flat(),
+    );
+    expect(sent.slice(18)).toEqual([CREATE_BATCH_STATEMENT, CREATE_BATCH_STATEMENT]);
+
+    const before = await written('straight-3');
+    const replay = await batcher.create(charge('straight-3', 4));
+    expect(replay.replayed).toBe(true);
+    expect(sent.at(-1)).toBe(CREATE_BATCH_STATEMENT);
+    expect(await written('straight-3')).toEqual(before);
+    const reused = await batcher.create(charge('straight-4', 999)).catch((e: unknown) => e);
+    expect(isOnejobError(reused, 'idempotency_key_reused')).toBe(true);
+    // That batch was all replays: the next one looks up first again.
+    await batcher.create(charge('straight-after', 1));
+    expect(sent.slice(-2)).toEqual([FIND_BY_KEYS_STATEMENT, CREATE_BATCH_STATEMENT]);
+  });
 });
