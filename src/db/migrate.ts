@@ -26,13 +26,18 @@ export interface MigrateResult {
  * Applies pending migrations. Safe when many processes start at once: a session
  * advisory lock serialises them, and whoever comes second finds nothing to do.
  * Each migration runs in its own transaction together with its version row.
+ * `upTo` stops after that version (a database left at an older schema, as an upgrade
+ * test starts from).
  *
  * @example
  * ```ts
  * const { applied } = await migrate(process.env.DATABASE_URL!);
  * ```
  */
-export async function migrate(connectionString: string): Promise<MigrateResult> {
+export async function migrate(
+  connectionString: string,
+  options: { upTo?: number } = {},
+): Promise<MigrateResult> {
   const migrations = await loadMigrations();
   const client = await connectToPrimary(connectionString, { application_name: 'onejob-migrate' });
   // A server lost mid-run fails the statement in flight; its 'error' event must not end the process.
@@ -64,6 +69,7 @@ export async function migrate(connectionString: string): Promise<MigrateResult> 
     const applied: string[] = [];
     for (const m of migrations) {
       if (done.has(m.version)) continue;
+      if (options.upTo !== undefined && m.version > options.upTo) break;
       try {
         await withTransaction(
           client,
@@ -80,8 +86,9 @@ export async function migrate(connectionString: string): Promise<MigrateResult> 
         throw new Error(`migration ${m.name} failed: ${(error as Error).message}`, { cause: error });
       }
       applied.push(m.name);
+      done.add(m.version);
     }
-    return { applied, current: migrations.at(-1)?.version ?? 0 };
+    return { applied, current: Math.max(0, ...done) };
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     await client.end().catch(() => undefined);

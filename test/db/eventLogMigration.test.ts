@@ -4,7 +4,7 @@
 // dead letters stay dead, and the archived job's history keeps each attempt once.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadMigrations, migrate } from '../../src/db/migrate.js';
+import { migrate } from '../../src/db/migrate.js';
 import { listJobEvents } from '../../src/jobs/jobHistory.js';
 import { listDeadLetters } from '../../src/outbox/deadLetters.js';
 import { publishEvent } from '../../src/outbox/publishEvent.js';
@@ -31,14 +31,7 @@ beforeAll(async () => {
   db = await createEmptyDatabase();
   pool = new pg.Pool({ connectionString: db.url });
   // The schema of migration 0020, as the migrator leaves it.
-  await pool.query('CREATE SCHEMA onejob');
-  await pool.query(`CREATE TABLE onejob.migrations (
-    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-  for (const m of await loadMigrations()) {
-    if (m.version > 20) break;
-    await pool.query(m.sql);
-    await pool.query('INSERT INTO onejob.migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
-  }
+  await migrate(db.url, { upTo: 20 });
   // One publisher; each outbox row fans out to its delivery row (the 0003 trigger).
   await pool.query(`INSERT INTO onejob.outbox_publishers (name, kind) VALUES ('p', 'test')`);
   const jobEvent = (id: string, jobId: string, type: string, attemptId: string | null = null) =>

@@ -5,7 +5,7 @@
 // instead of adding an entry to every index of jobs.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadMigrations, migrate } from '../../src/db/migrate.js';
+import { migrate } from '../../src/db/migrate.js';
 import { UNTIL_NEXT_DUE_SQL } from '../../src/worker/untilNextDue.js';
 import { UNKNOWN_JOBS_SQL } from '../../src/worker/workerHousekeeping.js';
 import { createEmptyDatabase, type TestDatabase } from '../helpers/testDatabase.js';
@@ -25,14 +25,7 @@ beforeAll(async () => {
   db = await createEmptyDatabase();
   pool = new pg.Pool({ connectionString: db.url, max: 2 });
   // The schema of migration 0021, as the migrator leaves it.
-  await pool.query('CREATE SCHEMA onejob');
-  await pool.query(`CREATE TABLE onejob.migrations (
-    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-  for (const m of await loadMigrations()) {
-    if (m.version > 21) break;
-    await pool.query(m.sql);
-    await pool.query('INSERT INTO onejob.migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
-  }
+  await migrate(db.url, { upTo: 21 });
   for (const [key, state, runAfter] of JOBS) {
     // Inserted as intake does (queued), then moved as the claim and the settlements do.
     const { rows } = await pool.query<{ id: string }>(

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settleLongAgo } from '../helpers/settleLongAgo.js';
 import { postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 
 let t: TestApp;
@@ -7,14 +8,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-async function finish(id: string, daysAgo: number) {
-  await t.onejob.pool.query(
-    `UPDATE onejob.jobs SET state = 'succeeded', result = '{"charged": true}', version = version + 1,
-       created_at = now() - make_interval(days => $2 + 1),
-       finished_at = now() - make_interval(days => $2) WHERE id = $1`,
-    [id, daysAgo],
-  );
-}
+const finish = (id: string, daysAgo: number) => settleLongAgo(t.onejob.pool, id, daysAgo);
 
 describe('archival keeps keys answering', () => {
   it('after archival, replaying an archived key returns the original job id; a different body is still a 409', async () => {

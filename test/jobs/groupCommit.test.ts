@@ -14,6 +14,7 @@ import {
   intakeBatchesSince,
   timedBatches,
 } from '../helpers/intakeBatches.js';
+import { settleLongAgo } from '../helpers/settleLongAgo.js';
 import { OWNER_A, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { until } from '../helpers/until.js';
 
@@ -56,11 +57,7 @@ const settle = (p: Promise<CreateJobResult>): Promise<Settled> =>
 
 async function archiveKey(key: string, amount: number): Promise<string> {
   const { job } = await t.onejob.jobs.create(charge(key, amount));
-  await t.onejob.pool.query(
-    `UPDATE onejob.jobs SET state = 'succeeded', result = '{"charged": true}', version = version + 1,
-       created_at = now() - interval '91 days', finished_at = now() - interval '90 days' WHERE id = $1`,
-    [job.id],
-  );
+  await settleLongAgo(t.onejob.pool, job.id, 90);
   await t.onejob.jobs.archive(new Date(Date.now() - 30 * 86_400_000));
   return job.id;
 }

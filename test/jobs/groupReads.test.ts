@@ -12,6 +12,7 @@ import { CREATE_BATCH_STATEMENT } from '../../src/jobs/createJobsBatch.js';
 import { FIND_BY_IDS_STATEMENT, findJobsById } from '../../src/jobs/findJobsById.js';
 import { FIND_BY_KEYS_STATEMENT, findJobsByKey } from '../../src/jobs/findJobsByKey.js';
 import { intakeBatches, intakeBatchesSince } from '../helpers/intakeBatches.js';
+import { settleLongAgo } from '../helpers/settleLongAgo.js';
 import { OWNER_A, OWNER_B, postJob, startTestApp, type TestApp } from '../helpers/startTestApp.js';
 import { until } from '../helpers/until.js';
 
@@ -72,11 +73,7 @@ function gatedPool() {
 
 async function archive(ownerId: string, key: string, amount: number): Promise<string> {
   const { job } = await t.onejob.jobs.create(charge(ownerId, key, amount));
-  await t.onejob.pool.query(
-    `UPDATE onejob.jobs SET state = 'succeeded', result = '{"charged": true}', version = version + 1,
-       created_at = now() - interval '91 days', finished_at = now() - interval '90 days' WHERE id = $1`,
-    [job.id],
-  );
+  await settleLongAgo(t.onejob.pool, job.id, 90);
   await t.onejob.jobs.archive(new Date(Date.now() - 30 * 86_400_000));
   return job.id;
 }
