@@ -56,7 +56,7 @@ const prefixed = (alias: string) =>
 //   each and no share, and a claim that stops among them lets the next one go on from there.
 // - `shares`: each owner with a job due may take its turn's share of the batch (the batch
 //   divided among them), and no more than leaves it under `perOwner` live attempts across
-//   every worker process (counted from attempts_live_by_owner, at most `perOwner` of them).
+//   every worker process (counted from attempts_live, at most `perOwner` of them).
 // - `picked`: per owner, its oldest claimable jobs in index order, up to its share, ranked
 //   1, 2, ... within the owner: the batch is taken by rank, then by turn (round-robin).
 // - `paced`: a job whose next provider is paused (provider_pauses) is left queued.

@@ -34,6 +34,7 @@ const RELEASED: Record<string, string> = {
   '0023_job_events_build_their_cloudevent':
     '2e8c978d755dd85b30e14c65a36e3cc2c04962fdffd20de9abf689e9d98a9131',
   '0024_window_walked_by_seq': '3054cc1dd4ccf0743f69dc3a61ad80a71dc4b3624d0ffb36fa79c78783e8cc98',
+  '0025_one_live_list': '9bedd3fc7d70d4f386ef3b424dcdff6f77f9205db67bab49cc602a140089c3e8',
 };
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

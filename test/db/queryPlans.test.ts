@@ -139,6 +139,32 @@ describe('periodic counts', () => {
 // no indexed column changes value, a column named in a partial index's WHERE included.
 const SETTLED_COLUMNS = ['state', 'version', 'completed_by', 'result', 'error', 'finished_at', 'updated_at'];
 
+// Each index on the tables a job writes costs every attempt an entry. Two partial indexes
+// with one WHERE list the same rows twice: one index keyed for both readers serves them.
+// One set of rows read in two orders: the queue by age and owner by owner; the public
+// events by transaction (opening a window) and by seq (walking it).
+const READ_IN_TWO_ORDERS = ['jobs_claimable', 'job_events_public_by_seq'];
+
+describe('the hot tables list each set of rows once', () => {
+  it('no two partial indexes of jobs, attempts or job_events share their WHERE', async () => {
+    const { rows } = await client().query<{ table: string; name: string; predicate: string }>(
+      `SELECT i.indrelid::regclass::text AS table, ic.relname AS name,
+              pg_get_expr(i.indpred, i.indrelid) AS predicate
+       FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+       WHERE i.indrelid IN ('onejob.jobs'::regclass, 'onejob.attempts'::regclass, 'onejob.job_events'::regclass)
+         AND i.indpred IS NOT NULL`,
+    );
+    expect(rows.map((r) => r.name)).toContain('attempts_live');
+    const seen = new Map<string, string>();
+    for (const { table, name, predicate } of rows) {
+      if (READ_IN_TWO_ORDERS.includes(name)) continue;
+      const other = seen.get(`${table} ${predicate}`);
+      expect(other, `${name} lists the rows ${other} lists: WHERE ${predicate}`).toBeUndefined();
+      seen.set(`${table} ${predicate}`, name);
+    }
+  });
+});
+
 describe('settling a job writes no index entry', () => {
   it('no index on jobs names a column a settlement changes, in its key or in its WHERE', async () => {
     const { rows } = await client().query<{ name: string; def: string }>(
@@ -455,6 +481,36 @@ describe('the worker path planned on a freshly filled queue, without statistics'
       await claimUnknownAttempt(db, 'w', 1000);
     });
     expectNoWholeTable(await plansOf(sent));
+  });
+
+  it("the lapsed-lease sweep and an owner's share of the slots read the one list of live attempts", async () => {
+    const sweep = await plansOf(await recorded((db) => findExpiredLeases(db)));
+    expectNoWholeTable(sweep);
+    for (const { sql, plan } of sweep) {
+      expect(plan, `${sql}\n${plan}`).toMatch(
+        /(Index (Only )?Scan using|Bitmap Index Scan on) attempts_live\b/,
+      );
+    }
+    const claim = await plansOf(
+      await recorded((db) =>
+        claimQueuedJobs({ db, keptPlans: false }, operations, {
+          id: 'w',
+          leaseMs: 10_000,
+          limit: 24,
+          rotation: async () => ['p'],
+          limits: { perOwner: 4, providers: {} },
+        }),
+      ),
+    );
+    expectNoWholeTable(claim);
+    const picks = claim.filter((p) => /picked|onejob-claim-batch/.test(p.sql));
+    expect(picks.length).toBeGreaterThan(0);
+    for (const { sql, plan } of picks) {
+      // Each owner's live attempts: a range of the index by owner, at most the cap of them.
+      expect(ctePlan(plan, 'shares'), `${sql}\n${plan}`).toMatch(
+        /Index (Only )?Scan using attempts_live on attempts[^\n]*\n\s+Index Cond: \(owner_id = /,
+      );
+    }
   });
 
   it('the completion batch looks each attempt and job up by key, for a few results and for a full worker', async () => {
