@@ -83,6 +83,14 @@ export function evaluateTargets(
     ratio('create-vs-pgboss', 'create (a) ≥ 1.5 × pg-boss send', 'a64', 'g-pgboss', 1.5),
     ratio('library-vs-pgboss', 'library create (g) ≥ 3 × pg-boss send', 'g-lib-create', 'g-pgboss', 3),
     ratio('replay-vs-raw', 'replay (b) ≥ 0.8 × pgbench lookup by (owner, key)', 'b', 'f-lookup', 0.8),
+    // Not onejob's: whether HTTP alone, with nothing behind it, reaches the replay's target here.
+    ratio(
+      'http-ceiling-vs-raw',
+      'bare HTTP reply (b-http) ≥ 0.8 × pgbench lookup: the replay target is in reach of HTTP here',
+      'b-http',
+      'f-lookup',
+      0.8,
+    ),
     ratio('claim-vs-raw', 'claim+complete (d) ≥ 0.7 × raw claim+complete SQL', 'd', 'f-claim', 0.7),
     ratio('claim-vs-graphile', 'drain, analysed (d) ≥ 1.5 × graphile-worker no-op', 'd', 'g-gw-noop', 1.5),
     ratio(

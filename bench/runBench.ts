@@ -18,9 +18,10 @@ import type { BenchRun, ScenarioRecord } from './benchResult.js';
 import { evaluateTargets } from './evaluateTargets.js';
 import { formatTable } from './formatTable.js';
 import { startHttpLoadClient } from './httpLoadClient.js';
-import type { HttpScenarioResult } from './httpLoadWorker.js';
+import { type HttpScenarioResult, jobPoster } from './httpLoadWorker.js';
 import type { LoadResult } from './measureLoad.js';
 import { silentProgress, stderrProgress } from './progress.js';
+import { bareHttpReplay } from './scenarios/bareHttp.js';
 import { inboxLoad, transfersLoad } from './scenarios/batchedPaths.js';
 import { claimComplete, claimCompleteUnavailable } from './scenarios/claimComplete.js';
 import { onejobDrainCost } from './scenarios/drainCost.js';
@@ -49,6 +50,7 @@ export const SCENARIO_IDS = [
   'a16',
   'b',
   'c',
+  'b-http',
   'd',
   'd-cold',
   'd-owners',
@@ -164,7 +166,7 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
       await queueJobs(db.url, REPLAY_KEYS, 'seed-');
       // As in a deployment with a relay: a publisher with a position in the event log.
       await registerPublisher(db.url, 'nats');
-      if (wanted('a64', 'a16', 'b', 'c')) {
+      if (wanted('a64', 'a16', 'b', 'b-http', 'c')) {
         progress.note('starting onejob serve --role api');
         const server = await startServer({
           databaseUrl: db.url,
@@ -176,6 +178,8 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
           server: o.server,
         });
         const client = startHttpLoadClient();
+        // onejob's reply to a replay, which the bare server (b-http) sends as its own.
+        let replayReply = '';
         const http = (
           kind: 'create' | 'replay' | 'storm',
           label: string,
@@ -196,57 +200,78 @@ export async function runBench(o: BenchOptions): Promise<BenchOutcome> {
             stormSize: o.stormSize,
           } as never) as Promise<HttpScenarioResult>;
         try {
-          // Creates with the server's own split of their time: gathering against PostgreSQL.
-          const timedCreates = async (label: string, concurrency: number, keyPrefix: string) => {
-            const before = await readBatchTimings(server.url);
-            const result = await http('create', label, concurrency, keyPrefix);
-            const batches = summarizeBatchTimings(before, await readBatchTimings(server.url));
-            return { ...result, note: describeBatchTimings(batches), extra: { batches } };
-          };
+          try {
+            const poster = jobPoster({ url: server.url, token: BENCH_TOKEN, sockets: 1 });
+            replayReply = (await poster.post('seed-0', true)).body;
+            poster.close();
+            // Creates with the server's own split of their time: gathering against PostgreSQL.
+            const timedCreates = async (label: string, concurrency: number, keyPrefix: string) => {
+              const before = await readBatchTimings(server.url);
+              const result = await http('create', label, concurrency, keyPrefix);
+              const batches = summarizeBatchTimings(before, await readBatchTimings(server.url));
+              return { ...result, note: describeBatchTimings(batches), extra: { batches } };
+            };
+            await scenario(
+              'a64',
+              'create, unique keys, HTTP',
+              o.concurrency,
+              async () => {
+                const r = await timedCreates('create c64', o.concurrency, 'a64-');
+                return { ...r, extra: { ...r.extra, serverIdleRssMb: server.idleRssMb } };
+              },
+              server,
+            );
+            await scenario(
+              'a16',
+              'create, unique keys, HTTP (latency)',
+              o.latencyConcurrency,
+              () => timedCreates('create c16', o.latencyConcurrency, 'a16-'),
+              server,
+            );
+            await scenario(
+              'b',
+              'replay of existing keys, HTTP',
+              o.concurrency,
+              async () => {
+                const r = await http('replay', 'replay', o.concurrency, 'seed-');
+                return { ...r, extra: { replayed: r.replayed } };
+              },
+              server,
+            );
+            await scenario(
+              'c',
+              `double-click storm, ${o.stormSize} identical requests per key`,
+              o.stormSize,
+              async () => {
+                const r = await http('storm', 'storm', o.stormSize, 'c-');
+                return {
+                  ...r,
+                  note: `${r.stormKeys} keys, ${r.stormViolations} with more than one job or creation`,
+                  extra: { stormKeys: r.stormKeys, stormViolations: r.stormViolations },
+                };
+              },
+              server,
+            );
+          } finally {
+            await server.stop();
+          }
           await scenario(
-            'a64',
-            'create, unique keys, HTTP',
+            'b-http',
+            "the HTTP ceiling: a bare Fastify server sends onejob's replay reply, nothing else",
             o.concurrency,
-            async () => {
-              const r = await timedCreates('create c64', o.concurrency, 'a64-');
-              return { ...r, extra: { ...r.extra, serverIdleRssMb: server.idleRssMb } };
-            },
-            server,
-          );
-          await scenario(
-            'a16',
-            'create, unique keys, HTTP (latency)',
-            o.latencyConcurrency,
-            () => timedCreates('create c16', o.latencyConcurrency, 'a16-'),
-            server,
-          );
-          await scenario(
-            'b',
-            'replay of existing keys, HTTP',
-            o.concurrency,
-            async () => {
-              const r = await http('replay', 'replay', o.concurrency, 'seed-');
-              return { ...r, extra: { replayed: r.replayed } };
-            },
-            server,
-          );
-          await scenario(
-            'c',
-            `double-click storm, ${o.stormSize} identical requests per key`,
-            o.stormSize,
-            async () => {
-              const r = await http('storm', 'storm', o.stormSize, 'c-');
-              return {
-                ...r,
-                note: `${r.stormKeys} keys, ${r.stormViolations} with more than one job or creation`,
-                extra: { stormKeys: r.stormKeys, stormViolations: r.stormViolations },
-              };
-            },
-            server,
+            () =>
+              bareHttpReplay({
+                client,
+                body: replayReply,
+                concurrency: o.concurrency,
+                warmupMs: o.warmupMs,
+                durationMs: o.durationMs,
+                progress: o.progress,
+                keyCount: REPLAY_KEYS,
+              }),
           );
         } finally {
           client.close();
-          await server.stop();
         }
       }
       const raw = { url: db.url, concurrency: o.concurrency, ...timing };
