@@ -21,11 +21,13 @@ export function cloudEvent<T extends Record<string, unknown>>(e: {
   data: T;
   time?: Date;
   traceparent?: string | null;
+  /** Default `onejob`; an event of your own may name its own source. */
+  source?: string;
 }): CloudEvent<T> {
   const event: CloudEvent<T> = {
     specversion: '1.0',
     id: e.id,
-    source: EVENT_SOURCE,
+    source: e.source ?? EVENT_SOURCE,
     type: e.type,
     subject: e.subject,
     time: (e.time ?? new Date()).toISOString(),

@@ -8,6 +8,7 @@
 // seq behind and `window_last` the highest seq in the set; when it is walked, `done`
 // becomes `window_end`.
 import type pg from 'pg';
+import { cloudEventOfRow } from '../events/cloudEventOfRow.js';
 import { type ClaimedDelivery, claimedDelivery } from './claimOutboxBatch.js';
 
 /** A publisher's position, as locked for one pass. */
@@ -56,10 +57,9 @@ const SNAPSHOT_SQL = `SELECT pg_current_snapshot()::text AS upto`;
 
 // The CloudEvent (onejob.cloud_event) and the held test are computed for the batch alone,
 // outside the query that picks it.
-const CE = 'onejob.cloud_event(e.id, e.job_id, e.publish, e.data, e.event, e.created_at, e.traceparent)';
 const batchOf = (picked: string, extra = '') => `
 SELECT e.id, e.seq::text AS seq, coalesce(e.subject, e.job_id::text) AS subject, e.publish AS type,
-       ${CE}::text AS json, e.owner_id${extra},
+       ${cloudEventOfRow('e')}::text AS json, e.owner_id${extra},
        EXISTS (SELECT 1 FROM onejob.outbox_retries d
                WHERE d.publisher = $1 AND d.subject = coalesce(e.subject, e.job_id::text) AND d.state = 'pending') AS held
 FROM (${picked}) e

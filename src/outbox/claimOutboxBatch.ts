@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { CloudEvent } from '../events/cloudEvent.js';
+import { cloudEventOfRow } from '../events/cloudEventOfRow.js';
 import type { OutboxEvent } from './publisher.js';
 
 /** A claimed delivery: the event and how often this publisher has failed it so far. */
@@ -32,7 +33,7 @@ FOR UPDATE OF d SKIP LOCKED`;
 // serialisation per event in the relay.
 const RUNS_SQL = `
 SELECT d.event_id AS id, d.seq::text AS seq, d.subject, d.attempts, d.next_attempt_at <= now() AS due,
-       e.publish AS type, onejob.cloud_event(e.id, e.job_id, e.publish, e.data, e.event, e.created_at, e.traceparent)::text AS json
+       e.publish AS type, ${cloudEventOfRow('e')}::text AS json
 FROM onejob.outbox_retries d JOIN onejob.job_events e ON e.id = d.event_id AND e.owner_id = d.owner_id
 WHERE d.publisher = $1 AND d.subject = ANY($2::text[]) AND d.state = 'pending'
 ORDER BY d.seq

@@ -2,6 +2,7 @@ import type { DeadLetter, DeadLetterPage, DeadLettersQuery } from '../contract/i
 import type { Queryable } from '../db/createPool.js';
 import { OnejobError } from '../errors/OnejobError.js';
 import type { CloudEvent } from '../events/cloudEvent.js';
+import { cloudEventOfRow } from '../events/cloudEventOfRow.js';
 import { UUID } from './uuidPattern.js';
 
 /** An event a publisher gave up on after `maxDeliveries`, and a page of them: the wire contract's shapes. */
@@ -26,7 +27,7 @@ interface DeadRow {
 const LIST_SQL = `
 SELECT d.event_id, d.publisher, e.publish AS type, d.subject, d.attempts, d.last_error, d.replays, d.created_at, d.dead_at,
        (extract(epoch FROM d.dead_at) * 1000000)::bigint::text AS dead_us,
-       onejob.cloud_event(e.id, e.job_id, e.publish, e.data, e.event, e.created_at, e.traceparent) AS event
+       ${cloudEventOfRow('e')} AS event
 FROM onejob.outbox_retries d JOIN onejob.job_events e ON e.id = d.event_id AND e.owner_id = d.owner_id
 WHERE d.state = 'dead'
   AND ($1::text IS NULL OR d.publisher = $1)

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../db/createPool.js';
-import { type CloudEvent, EVENT_SOURCE } from '../events/cloudEvent.js';
+import { type CloudEvent, cloudEvent } from '../events/cloudEvent.js';
 import { UUID } from './uuidPattern.js';
 
 /** An event of your own to write into the outbox. */
@@ -65,17 +65,15 @@ export async function publishEvent(db: Queryable, input: PublishEventInput): Pro
     throw new TypeError('publishEvent: ownerId must be a string');
   const ownerId = input.ownerId ?? NO_OWNER;
   const id = input.id ?? uuidv7();
-  const event: CloudEvent = {
-    specversion: '1.0',
+  const event: CloudEvent = cloudEvent({
     id,
-    source: input.source ?? EVENT_SOURCE,
+    source: input.source,
     type: input.type,
     subject: input.subject,
-    time: (input.time ?? new Date()).toISOString(),
-    datacontenttype: 'application/json',
+    time: input.time,
     data: input.data ?? {},
-  };
-  if (input.traceparent) event.traceparent = input.traceparent;
+    traceparent: input.traceparent,
+  });
   const { rowCount } = await db.query(INSERT_SQL, [id, ownerId, input.subject, input.type, event]);
   if (rowCount) return { event, inserted: true };
   const { rows } = await db.query<{ event: CloudEvent }>(READ_SQL, [id, ownerId]);
