@@ -305,17 +305,21 @@ describe('live updates and layout', () => {
     });
     const { page, errors } = await openDashboard('#/jobs');
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.locator('#job-results tbody tr').first().waitFor();
-    const layout = await page.evaluate(() => ({
-      pageWidth: document.documentElement.scrollWidth,
-      navRight: Math.max(
-        ...Array.from(document.querySelectorAll('nav a')).map((a) => a.getBoundingClientRect().right),
-      ),
-      idHeight: document.querySelector('#job-results tbody a.mono')!.getBoundingClientRect().height,
-      lineHeight: Number.parseFloat(
-        getComputedStyle(document.querySelector('#job-results tbody a.mono')!).lineHeight,
-      ),
-    }));
+    // Measured in one look at a page that lists a job id: the router may render the list
+    // again (a placeholder, then the rows) between a wait for a row and a separate read.
+    const measured = await page.waitForFunction(() => {
+      const id = document.querySelector('#job-results tbody a.mono');
+      if (!id) return null;
+      return {
+        pageWidth: document.documentElement.scrollWidth,
+        navRight: Math.max(
+          ...Array.from(document.querySelectorAll('nav a')).map((a) => a.getBoundingClientRect().right),
+        ),
+        idHeight: id.getBoundingClientRect().height,
+        lineHeight: Number.parseFloat(getComputedStyle(id).lineHeight),
+      };
+    });
+    const layout = (await measured.jsonValue())!;
     expect(layout.pageWidth).toBeLessThanOrEqual(390);
     expect(layout.navRight).toBeLessThanOrEqual(390);
     expect(layout.idHeight).toBeLessThan(layout.lineHeight * 1.5);
